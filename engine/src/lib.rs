@@ -1,0 +1,21 @@
+//! The rules of Three Kingdoms chess (三国象棋) as `shared/RULES.md` reads them.
+//!
+//! A pure crate: no IO, no async, no clock, no randomness. Time and
+//! disconnections reach [`game::Game`] as events with timestamps.
+
+pub mod board;
+pub mod explain;
+pub mod notation;
+pub mod piece;
+pub mod position;
+pub mod side;
+pub mod tables;
+
+pub use board::{Point, PointSet, board};
+pub use explain::{IllegalMove, Reason};
+pub use notation::{ParseError, format_position, parse_move, parse_position};
+pub use piece::{Piece, Role};
+pub use position::{
+    Cause, Elimination, Move, MoveList, MoveOutcome, Position, PositionError, Setup, perft, perft_divide,
+};
+pub use side::{Direction, Side, Sides};

@@ -1,0 +1,1045 @@
+//! Positions, move generation and legality (RULES §3–§5).
+
+use std::fmt;
+
+use arrayvec::ArrayVec;
+
+use crate::board::{NUM_POINTS, Point, PointKind, PointSet, board};
+use crate::piece::{Piece, Role, SETUP};
+use crate::side::{Direction, Side, Sides};
+
+/// A move: from a point to a point. Which piece moves and what it captures
+/// follow from the position it is played in.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Move {
+    /// Where the piece stands.
+    pub from: Point,
+    /// Where it goes.
+    pub to: Point,
+}
+
+impl Move {
+    /// A move from `from` to `to`.
+    pub const fn new(from: Point, to: Point) -> Move {
+        Move { from, to }
+    }
+}
+
+impl fmt::Display for Move {
+    /// `W72-W54`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.from, self.to)
+    }
+}
+
+impl fmt::Debug for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Upper bound on the moves of one side in any position (18 pieces; the
+/// sliders dominate). Checked by a debug assertion in the generator.
+pub const MAX_MOVES: usize = 512;
+
+/// A fixed-capacity list of moves: move generation never allocates.
+pub type MoveList = ArrayVec<Move, MAX_MOVES>;
+
+/// Why a side left the game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Cause {
+    /// No legal move at its turn; `in_check` tells 将死 (true) from 困毙 (false).
+    Mate {
+        /// Whether the side was in check.
+        in_check: bool,
+    },
+    /// Its king was captured (猝死).
+    SuddenDeath,
+    /// Removed by a rule of the game record (resignation, time, …); see `game`.
+    Removed,
+}
+
+/// A side leaving the game during a move or a removal.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Elimination {
+    /// Who left.
+    pub side: Side,
+    /// Why.
+    pub cause: Cause,
+}
+
+/// What a move did, beyond moving a piece.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveOutcome {
+    /// The side that moved.
+    pub mover: Side,
+    /// The piece that moved.
+    pub piece: Piece,
+    /// The piece captured, if any.
+    pub captured: Option<Piece>,
+    /// The sides this move gave check to (RULES §4).
+    pub checks: Sides,
+    /// Whether the move provoked the mover's target (capture of its piece or check).
+    pub provoked: bool,
+    /// Sides eliminated as a consequence, in order: a captured king, then
+    /// sides left without a legal move at their turn.
+    pub eliminated: ArrayVec<Elimination, 2>,
+}
+
+#[inline]
+const fn pair_bit(a: Side, b: Side) -> u16 {
+    1 << (a as u16 * 3 + b as u16)
+}
+
+const KING_CODE: u8 = Role::King as u8 + 1;
+
+/// An unvalidated position: anything that parses. It becomes a [`Position`]
+/// only through [`Position::from_setup`], which checks the invariants.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// The piece on each point, by point index.
+    pub board: [Option<Piece>; NUM_POINTS],
+    /// The side to move.
+    pub turn: Side,
+    /// The sides still in the game.
+    pub live: Sides,
+    /// `(a, b)`: a holds the retaliation right against b (`R:ab`).
+    pub retaliation: Vec<(Side, Side)>,
+    /// `(a, b)`: a standing retaliation check by a on b (`S:ab`).
+    pub standing: Vec<(Side, Side)>,
+    /// No king may be captured this turn (`N`).
+    pub no_king_capture: bool,
+    /// The direction of play.
+    pub direction: Direction,
+}
+
+impl Setup {
+    /// The initial position (RULES §3) with the given direction of play.
+    pub fn initial(direction: Direction) -> Setup {
+        let mut board = [None; NUM_POINTS];
+        for side in Side::ALL {
+            for (role, file, rank) in SETUP {
+                board[Point::rect(side, file, rank).index()] = Some(Piece { side, role });
+            }
+        }
+        Setup {
+            board,
+            turn: Side::W,
+            live: Sides::ALL,
+            retaliation: Vec::new(),
+            standing: Vec::new(),
+            no_king_capture: false,
+            direction,
+        }
+    }
+}
+
+/// Why a [`Setup`] is not a position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// No side is live.
+    #[error("no side is live")]
+    NoLiveSide,
+    /// The side to move has been eliminated.
+    #[error("side to move {0} is not live")]
+    TurnNotLive(Side),
+    /// An eliminated side still has pieces.
+    #[error("eliminated side {side} has a piece on {point}")]
+    PieceOfEliminatedSide {
+        /// The eliminated side.
+        side: Side,
+        /// Where its piece stands.
+        point: Point,
+    },
+    /// A live side has no king or more than one.
+    #[error("live side {side} has {count} kings")]
+    KingCount {
+        /// The side.
+        side: Side,
+        /// How many kings it has.
+        count: usize,
+    },
+    /// A king stands outside its palace and rear palace.
+    #[error("king of {side} on {point} is outside its palace")]
+    KingOutsidePalace {
+        /// The side.
+        side: Side,
+        /// Where the king stands.
+        point: Point,
+    },
+    /// A retaliation flag that cannot arise.
+    #[error("flag {flag}: {reason}")]
+    BadFlag {
+        /// The flag as written.
+        flag: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+}
+
+/// A legal game position: placement, side to move, live sides, the
+/// retaliation right, standing checks, the no-king-capture flag and the
+/// direction of play.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    squares: [u8; NUM_POINTS],
+    by_side: [PointSet; 3],
+    kings: [Option<Point>; 3],
+    turn: Side,
+    live: Sides,
+    retaliation: u16,
+    standing: u16,
+    no_king_capture: bool,
+    direction: Direction,
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", crate::notation::format_position(self))
+    }
+}
+
+impl Default for Position {
+    fn default() -> Self {
+        Position::initial(Direction::Ccw)
+    }
+}
+
+impl Position {
+    /// The initial position (RULES §3) with the given direction of play.
+    pub fn initial(direction: Direction) -> Position {
+        Position::from_setup(&Setup::initial(direction)).expect("the initial position is valid")
+    }
+
+    /// Checks a setup's invariants and builds the position.
+    pub fn from_setup(setup: &Setup) -> Result<Position, PositionError> {
+        if setup.live.count() == 0 {
+            return Err(PositionError::NoLiveSide);
+        }
+        if !setup.live.contains(setup.turn) {
+            return Err(PositionError::TurnNotLive(setup.turn));
+        }
+        let mut pos = Position {
+            squares: [0; NUM_POINTS],
+            by_side: [PointSet::EMPTY; 3],
+            kings: [None; 3],
+            turn: setup.turn,
+            live: setup.live,
+            retaliation: 0,
+            standing: 0,
+            no_king_capture: setup.no_king_capture,
+            direction: setup.direction,
+        };
+        let mut king_count = [0usize; 3];
+        for p in Point::all() {
+            if let Some(piece) = setup.board[p.index()] {
+                if !setup.live.contains(piece.side) {
+                    return Err(PositionError::PieceOfEliminatedSide {
+                        side: piece.side,
+                        point: p,
+                    });
+                }
+                if piece.role == Role::King {
+                    king_count[piece.side.index()] += 1;
+                    if !board().king_region(piece.side).contains(p) {
+                        return Err(PositionError::KingOutsidePalace {
+                            side: piece.side,
+                            point: p,
+                        });
+                    }
+                    pos.kings[piece.side.index()] = Some(p);
+                }
+                pos.squares[p.index()] = piece.code();
+                pos.by_side[piece.side.index()].insert(p);
+            }
+        }
+        for s in setup.live.iter() {
+            if king_count[s.index()] != 1 {
+                return Err(PositionError::KingCount {
+                    side: s,
+                    count: king_count[s.index()],
+                });
+            }
+        }
+        let check_pair = |kind: char, a: Side, b: Side| -> Result<u16, PositionError> {
+            let flag = format!("{kind}:{a}{b}");
+            let bad = |reason| {
+                Err(PositionError::BadFlag {
+                    flag: flag.clone(),
+                    reason,
+                })
+            };
+            if setup.live.count() != 3 {
+                return bad("retaliation exists only while three sides are live");
+            }
+            if setup.direction.prev(a) != b {
+                return bad("it holds only against the side that moves just before");
+            }
+            Ok(pair_bit(a, b))
+        };
+        for &(a, b) in &setup.retaliation {
+            pos.retaliation |= check_pair('R', a, b)?;
+        }
+        for &(a, b) in &setup.standing {
+            pos.standing |= check_pair('S', a, b)?;
+        }
+        if setup.live.count() == 1 {
+            pos.turn = setup.live.iter().next().unwrap();
+        }
+        Ok(pos)
+    }
+
+    /// The position as an unvalidated setup.
+    pub fn to_setup(&self) -> Setup {
+        let mut board = [None; NUM_POINTS];
+        for p in Point::all() {
+            board[p.index()] = self.piece_at(p);
+        }
+        Setup {
+            board,
+            turn: self.turn,
+            live: self.live,
+            retaliation: self.retaliation_pairs().collect(),
+            standing: self.standing_pairs().collect(),
+            no_king_capture: self.no_king_capture,
+            direction: self.direction,
+        }
+    }
+
+    /// The piece on `p`.
+    #[inline]
+    pub fn piece_at(&self, p: Point) -> Option<Piece> {
+        let c = self.squares[p.index()];
+        (c != 0).then(|| Piece::from_code(c))
+    }
+
+    /// The points holding pieces of `side`.
+    #[inline]
+    pub fn pieces_of(&self, side: Side) -> PointSet {
+        self.by_side[side.index()]
+    }
+
+    /// All pieces, by point index.
+    pub fn pieces(&self) -> impl Iterator<Item = (Point, Piece)> + '_ {
+        Point::all().filter_map(|p| self.piece_at(p).map(|pc| (p, pc)))
+    }
+
+    /// Where `side`'s king stands (`None` once eliminated).
+    #[inline]
+    pub fn king(&self, side: Side) -> Option<Point> {
+        self.kings[side.index()]
+    }
+
+    /// The side to move.
+    #[inline]
+    pub fn turn(&self) -> Side {
+        self.turn
+    }
+
+    /// The sides still in the game.
+    #[inline]
+    pub fn live(&self) -> Sides {
+        self.live
+    }
+
+    /// The live sides in turn order starting from W (notation field 3).
+    pub fn live_in_order(&self) -> impl Iterator<Item = Side> + '_ {
+        let d = self.direction;
+        [Side::W, d.next(Side::W), d.next(d.next(Side::W))]
+            .into_iter()
+            .filter(move |s| self.live.contains(*s))
+    }
+
+    /// The direction of play.
+    #[inline]
+    pub fn direction(&self) -> Direction {
+        self.direction
+    }
+
+    /// Whether the game is over on the board (at most one side live).
+    #[inline]
+    pub fn is_over(&self) -> bool {
+        self.live.count() <= 1
+    }
+
+    /// `target(s)` among the live sides: the live side that moves right after `s`.
+    pub fn next_live_after(&self, s: Side) -> Side {
+        let d = self.direction;
+        let a = d.next(s);
+        if self.live.contains(a) {
+            return a;
+        }
+        let b = d.next(a);
+        if self.live.contains(b) { b } else { s }
+    }
+
+    /// Whether `a` holds the retaliation right against `b` (`R:ab`).
+    #[inline]
+    pub fn has_retaliation_right(&self, a: Side, b: Side) -> bool {
+        self.retaliation & pair_bit(a, b) != 0
+    }
+
+    /// Whether `a` has a standing retaliation check on `b` (`S:ab`).
+    #[inline]
+    pub fn has_standing_check(&self, a: Side, b: Side) -> bool {
+        self.standing & pair_bit(a, b) != 0
+    }
+
+    /// Whether capturing a king is forbidden this turn (`N`).
+    #[inline]
+    pub fn no_king_capture(&self) -> bool {
+        self.no_king_capture
+    }
+
+    /// The retaliation rights `(holder, against)`, ordered by holder then victim.
+    pub fn retaliation_pairs(&self) -> impl Iterator<Item = (Side, Side)> + '_ {
+        all_pairs().filter(|&(a, b)| self.has_retaliation_right(a, b))
+    }
+
+    /// The standing checks `(by, on)`, ordered.
+    pub fn standing_pairs(&self) -> impl Iterator<Item = (Side, Side)> + '_ {
+        all_pairs().filter(|&(a, b)| self.has_standing_check(a, b))
+    }
+
+    /// hostile(s → t) for the side to move `s` (RULES §4).
+    #[inline]
+    pub fn hostile(&self, s: Side, t: Side) -> bool {
+        if s == t || !self.live.contains(t) {
+            return false;
+        }
+        if self.live.count() < 3 {
+            return true;
+        }
+        t == self.direction.next(s) || self.has_retaliation_right(s, t)
+    }
+
+    /// Whether the side to move is in check (RULES §4): attacked by its
+    /// threat (phase 3) or the opponent (phase 2), or under a standing
+    /// retaliation check.
+    pub fn is_check(&self) -> bool {
+        self.in_check(self.turn)
+    }
+
+    fn in_check(&self, s: Side) -> bool {
+        let Some(k) = self.king(s) else { return false };
+        if self.live.count() == 3 {
+            let thr = self.direction.prev(s);
+            let tgt = self.direction.next(s);
+            self.attacked_by(k, thr) || self.has_standing_check(tgt, s)
+        } else {
+            self.live.iter().any(|o| o != s && self.attacked_by(k, o))
+        }
+    }
+
+    /// Whether a piece of `by` attacks point `k`: could capture there by its
+    /// move rule, hostility aside; a king also attacks a king it sees (照面).
+    pub fn attacked_by(&self, k: Point, by: Side) -> bool {
+        let b = board();
+        let sq = &self.squares;
+        let code = |r: Role| Piece { side: by, role: r }.code();
+        let (chariot, cannon, horse, elephant, soldier, prince, king) = (
+            code(Role::Chariot),
+            code(Role::Cannon),
+            code(Role::Horse),
+            code(Role::Elephant),
+            code(Role::Soldier),
+            code(Role::Prince),
+            code(Role::King),
+        );
+        let phase2 = self.live.count() < 3;
+        let zone = b.no_soldier_zone(by);
+        let k_in_zone = zone.contains(k);
+
+        for ray in b.rays(k) {
+            let pts = b.ray_points(ray);
+            let mut i = 0;
+            // First piece: chariot, king (facing), soldier one step away.
+            while i < pts.len() && sq[pts[i].index()] == 0 {
+                i += 1;
+            }
+            if i == pts.len() {
+                continue;
+            }
+            let c = sq[pts[i].index()];
+            if c == chariot || c == king {
+                return true;
+            }
+            if c == soldier && !k_in_zone {
+                let s = pts[i];
+                if i == 0 {
+                    if !zone.contains(s) || b.forward(s, by) == Some(k) {
+                        return true;
+                    }
+                } else if i == 1 && phase2 {
+                    let mid = pts[0];
+                    if !zone.contains(mid) && (!zone.contains(s) || b.forward(s, by) == Some(mid)) {
+                        return true;
+                    }
+                }
+            }
+            // Second piece: cannon.
+            i += 1;
+            while i < pts.len() && sq[pts[i].index()] == 0 {
+                i += 1;
+            }
+            if i < pts.len() && sq[pts[i].index()] == cannon {
+                return true;
+            }
+        }
+        for r in b.ri_to(k) {
+            if sq[r.from.index()] == horse && sq[r.leg.index()] == 0 {
+                return true;
+            }
+        }
+        if self.elephant_region(by).contains(k) {
+            for t in b.tian_to(k) {
+                if sq[t.from.index()] == elephant && sq[t.eye.index()] == 0 {
+                    return true;
+                }
+            }
+        }
+        for &q in b.neighbours(k).iter().chain(b.diagonals(k)) {
+            if sq[q.index()] == prince {
+                return true;
+            }
+        }
+        if b.king_region(by).contains(k) {
+            let (consort, advisor) = (code(Role::Consort), code(Role::Advisor));
+            for &q in b.neighbours(k) {
+                let c = sq[q.index()];
+                if (c == consort || c == king) && b.king_region(by).contains(q) {
+                    return true;
+                }
+            }
+            let in_palace = b.palace(by).contains(k);
+            for &q in b.drawn_diagonals(k) {
+                let c = sq[q.index()];
+                if (c == consort && b.king_region(by).contains(q)) || (c == advisor && in_palace) {
+                    return true;
+                }
+            }
+        }
+        // Kings facing through O (枢轴线).
+        if let Some(kb) = self.king(by)
+            && sq[k.index()] != 0
+            && Piece::from_code(sq[k.index()]).role == Role::King
+        {
+            let owner = Piece::from_code(sq[k.index()]).side;
+            if self.pivot_clear(k, owner) && self.pivot_clear(kb, by) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether the king of `side` on `k` stands on its own file 5 with every
+    /// point between it and `O`, and `O` itself, empty.
+    fn pivot_clear(&self, k: Point, side: Side) -> bool {
+        let PointKind::Rect { side: s, file: 5, rank } = k.kind() else {
+            return false;
+        };
+        if s != side || self.squares[Point::O.index()] != 0 {
+            return false;
+        }
+        (rank + 1..=6).all(|r| self.squares[Point::rect(s, 5, r).index()] == 0)
+    }
+
+    /// Whether `side`'s king sees another king (照面): along a clear line, or
+    /// both on their own file 5 through an empty `O`.
+    fn king_faces_any(&self, side: Side) -> bool {
+        self.live.iter().any(|o| o != side && self.faces(side, o))
+    }
+
+    /// Whether the kings of `a` and `b` see each other (照面).
+    pub(crate) fn faces(&self, a: Side, b: Side) -> bool {
+        let (Some(ka), Some(kb)) = (self.king(a), self.king(b)) else {
+            return false;
+        };
+        let bd = board();
+        for ray in bd.rays(ka) {
+            for &q in bd.ray_points(ray) {
+                if self.squares[q.index()] != 0 {
+                    if q == kb {
+                        return true;
+                    }
+                    break;
+                }
+            }
+        }
+        self.pivot_clear(ka, a) && self.pivot_clear(kb, b)
+    }
+
+    /// Where `side`'s elephants may land (RULES §3): own rectangle in phase 3;
+    /// in phase 2 also the opponent's rectangle and every fan point.
+    #[inline]
+    fn elephant_region(&self, side: Side) -> PointSet {
+        let b = board();
+        let own = b.rectangle(side);
+        if self.live.count() < 3 {
+            let mut r = own.union(b.fans());
+            for o in self.live.iter() {
+                r = r.union(b.rectangle(o));
+            }
+            r
+        } else {
+            own
+        }
+    }
+
+    /// Pseudo-legal moves of the side to move: by the piece rules of §3 and
+    /// hostility of §4, before the king-safety conditions.
+    pub fn pseudo_legal_moves(&self, moves: &mut MoveList) {
+        moves.clear();
+        if self.is_over() {
+            return;
+        }
+        let s = self.turn;
+        let b = board();
+        let sq = &self.squares;
+        let mut hostile_mask = 0u8;
+        for t in Side::ALL {
+            if self.hostile(s, t) {
+                hostile_mask |= 1 << t as u8;
+            }
+        }
+        let kings_ok = !self.no_king_capture;
+        let target_ok = |q: Point| -> bool {
+            let c = sq[q.index()];
+            c == 0 || (hostile_mask & (1 << (c >> 4)) != 0 && (kings_ok || c & 15 != KING_CODE))
+        };
+        let capturable = |c: u8| hostile_mask & (1 << (c >> 4)) != 0 && (kings_ok || c & 15 != KING_CODE);
+        let phase2 = self.live.count() < 3;
+
+        for from in self.by_side[s.index()].iter() {
+            let role = Piece::from_code(sq[from.index()]).role;
+            let mut push = |to: Point| moves.push(Move { from, to });
+            match role {
+                Role::King => {
+                    let region = b.king_region(s);
+                    for &q in b.neighbours(from) {
+                        if region.contains(q) && target_ok(q) {
+                            push(q);
+                        }
+                    }
+                }
+                Role::Consort => {
+                    let region = b.king_region(s);
+                    for &q in b.neighbours(from).iter().chain(b.drawn_diagonals(from)) {
+                        if region.contains(q) && target_ok(q) {
+                            push(q);
+                        }
+                    }
+                }
+                Role::Advisor => {
+                    let region = b.palace(s);
+                    for &q in b.drawn_diagonals(from) {
+                        if region.contains(q) && target_ok(q) {
+                            push(q);
+                        }
+                    }
+                }
+                Role::Prince => {
+                    for &q in b.neighbours(from).iter().chain(b.diagonals(from)) {
+                        if target_ok(q) {
+                            push(q);
+                        }
+                    }
+                }
+                Role::Elephant => {
+                    let region = self.elephant_region(s);
+                    for t in b.tian_from(from) {
+                        if sq[t.eye.index()] == 0 && region.contains(t.to) && target_ok(t.to) {
+                            push(t.to);
+                        }
+                    }
+                }
+                Role::Horse => {
+                    for r in b.ri_from(from) {
+                        if sq[r.leg.index()] == 0 && r.to != Point::O && target_ok(r.to) {
+                            push(r.to);
+                        }
+                    }
+                }
+                Role::Chariot => {
+                    for ray in b.rays(from) {
+                        let nf = ray.new_from();
+                        for (i, &q) in b.ray_points(ray).iter().enumerate() {
+                            let c = sq[q.index()];
+                            if c == 0 {
+                                if i >= nf {
+                                    push(q);
+                                }
+                            } else {
+                                if i >= nf && capturable(c) {
+                                    push(q);
+                                }
+                                break;
+                            }
+                        }
+                    }
+                }
+                Role::Cannon => {
+                    for ray in b.rays(from) {
+                        let nf = ray.new_from();
+                        let mut screened = false;
+                        for (i, &q) in b.ray_points(ray).iter().enumerate() {
+                            let c = sq[q.index()];
+                            if !screened {
+                                if c == 0 {
+                                    if i >= nf {
+                                        push(q);
+                                    }
+                                } else {
+                                    screened = true;
+                                }
+                            } else if c != 0 {
+                                if i >= nf && capturable(c) {
+                                    push(q);
+                                }
+                                break;
+                            }
+                        }
+                    }
+                }
+                Role::Soldier => {
+                    let zone = b.no_soldier_zone(s);
+                    let fwd = if zone.contains(from) { b.forward(from, s) } else { None };
+                    let in_zone = zone.contains(from);
+                    for ray in b.rays(from) {
+                        let pts = b.ray_points(ray);
+                        let q1 = pts[0];
+                        if (in_zone && Some(q1) != fwd) || zone.contains(q1) {
+                            continue;
+                        }
+                        let nf = ray.new_from();
+                        if nf == 0 && target_ok(q1) {
+                            push(q1);
+                        }
+                        if phase2 && sq[q1.index()] == 0 && pts.len() > 1 && nf <= 1 {
+                            let q2 = pts[1];
+                            if !zone.contains(q2) && target_ok(q2) {
+                                push(q2);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        // Flying king captures (照面): the king takes a king it sees.
+        if kings_ok && let Some(k) = self.king(s) {
+            for ray in b.rays(k) {
+                let nf = ray.new_from();
+                for (i, &q) in b.ray_points(ray).iter().enumerate() {
+                    let c = sq[q.index()];
+                    if c != 0 {
+                        if i >= nf && c & 15 == KING_CODE && capturable(c) {
+                            moves.push(Move { from: k, to: q });
+                        }
+                        break;
+                    }
+                }
+            }
+            if self.pivot_clear(k, s) {
+                for t in self.live.iter() {
+                    if t != s && self.hostile(s, t) {
+                        let kt = self.kings[t.index()].unwrap();
+                        let m = Move { from: k, to: kt };
+                        if self.pivot_clear(kt, t) && !moves.contains(&m) {
+                            moves.push(m);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Legal moves of the side to move, in canonical order (ascending from
+    /// index, then to index).
+    pub fn legal_moves(&self) -> MoveList {
+        let mut moves = MoveList::new();
+        self.pseudo_legal_moves(&mut moves);
+        moves.retain(|m| self.is_pseudo_legal_move_legal(*m));
+        moves.sort_unstable();
+        moves
+    }
+
+    /// Number of legal moves of the side to move.
+    pub fn count_legal_moves(&self) -> usize {
+        let mut moves = MoveList::new();
+        self.pseudo_legal_moves(&mut moves);
+        moves.iter().filter(|m| self.is_pseudo_legal_move_legal(**m)).count()
+    }
+
+    /// Whether the side to move has at least one legal move.
+    pub fn has_legal_move(&self) -> bool {
+        let mut moves = MoveList::new();
+        self.pseudo_legal_moves(&mut moves);
+        moves.iter().any(|m| self.is_pseudo_legal_move_legal(*m))
+    }
+
+    /// Whether `m` is legal for the side to move.
+    pub fn is_legal(&self, m: Move) -> bool {
+        let Some(piece) = self.piece_at(m.from) else {
+            return false;
+        };
+        if piece.side != self.turn || self.is_over() {
+            return false;
+        }
+        let mut moves = MoveList::new();
+        self.pseudo_legal_moves(&mut moves);
+        moves.contains(&m) && self.is_pseudo_legal_move_legal(m)
+    }
+
+    /// The king-safety conditions of §4 for a pseudo-legal move.
+    fn is_pseudo_legal_move_legal(&self, m: Move) -> bool {
+        let s = self.turn;
+        let mut after = *self;
+        let captured = after.apply_raw(m);
+        let live = after.live.count();
+        if live == 1 {
+            return true;
+        }
+        let k = after.kings[s.index()].unwrap();
+        if live == 3 {
+            let d = self.direction;
+            let (thr, tgt) = (d.prev(s), d.next(s));
+            if after.attacked_by(k, thr) {
+                return false;
+            }
+            if after.attacked_by(k, tgt) {
+                // Only forbidden when target holds (or will hold) a right to hit back.
+                if self.has_standing_check(tgt, s) {
+                    return false;
+                }
+                if captured != 0 && Piece::from_code(captured).side == tgt {
+                    return false;
+                }
+                if after.attacked_by(after.kings[tgt.index()].unwrap(), s) {
+                    return false;
+                }
+            }
+        } else {
+            for o in after.live.iter() {
+                if o != s && after.attacked_by(k, o) {
+                    return false;
+                }
+            }
+        }
+        !after.king_faces_any(s)
+    }
+
+    /// Moves the piece and removes a captured piece; a captured king takes
+    /// its whole side off the board. Returns the captured piece's code (0 if none).
+    pub(crate) fn apply_raw(&mut self, m: Move) -> u8 {
+        let code = self.squares[m.from.index()];
+        let captured = self.squares[m.to.index()];
+        let side = (code >> 4) as usize;
+        self.squares[m.from.index()] = 0;
+        self.squares[m.to.index()] = code;
+        self.by_side[side].remove(m.from);
+        self.by_side[side].insert(m.to);
+        if code & 15 == KING_CODE {
+            self.kings[side] = Some(m.to);
+        }
+        if captured != 0 {
+            let victim = Side::from_index((captured >> 4) as usize);
+            self.by_side[victim.index()].remove(m.to);
+            if captured & 15 == KING_CODE {
+                self.remove_side(victim);
+            }
+        }
+        captured
+    }
+
+    fn remove_side(&mut self, side: Side) {
+        for p in self.by_side[side.index()].iter() {
+            self.squares[p.index()] = 0;
+        }
+        self.by_side[side.index()] = PointSet::EMPTY;
+        self.kings[side.index()] = None;
+        self.live.remove(side);
+        // Retaliation rights and standing checks end when the phase changes.
+        self.retaliation = 0;
+        self.standing = 0;
+    }
+
+    /// Plays a legal move; an illegal one is refused with the reason and
+    /// the position is left untouched.
+    pub fn play(&mut self, m: Move) -> Result<MoveOutcome, crate::explain::IllegalMove> {
+        if !self.is_legal(m) {
+            return Err(crate::explain::explain(self, m));
+        }
+        Ok(self.play_unchecked(m))
+    }
+
+    /// Plays `m` without checking it. `m` must be one of [`Position::legal_moves`]:
+    /// anything else breaks the position's invariants (a king left capturable,
+    /// a piece where its rules forbid it, a side without its king).
+    pub fn play_unchecked(&mut self, m: Move) -> MoveOutcome {
+        let s = self.turn;
+        let d = self.direction;
+        let three = self.live.count() == 3;
+        let (thr, tgt) = (d.prev(s), d.next(s));
+        let had_right = three && self.has_retaliation_right(s, thr);
+        let piece = Piece::from_code(self.squares[m.from.index()]);
+        let captured = self.apply_raw(m);
+        let captured = (captured != 0).then(|| Piece::from_code(captured));
+        let mut out = MoveOutcome {
+            mover: s,
+            piece,
+            captured,
+            checks: Sides::EMPTY,
+            provoked: false,
+            eliminated: ArrayVec::new(),
+        };
+        if let Some(c) = captured
+            && c.role == Role::King
+        {
+            out.eliminated.push(Elimination {
+                side: c.side,
+                cause: Cause::SuddenDeath,
+            });
+            for o in self.live.iter() {
+                if o != s && self.attacked_by(self.kings[o.index()].unwrap(), s) {
+                    out.checks.insert(o);
+                }
+            }
+        } else if three {
+            let check_tgt = self.attacked_by(self.kings[tgt.index()].unwrap(), s);
+            let check_thr = had_right && self.attacked_by(self.kings[thr.index()].unwrap(), s);
+            if check_tgt {
+                out.checks.insert(tgt);
+            }
+            if check_thr {
+                out.checks.insert(thr);
+            }
+            out.provoked = check_tgt || captured.is_some_and(|c| c.side == tgt);
+            self.retaliation = if out.provoked { pair_bit(tgt, s) } else { 0 };
+            // A standing check lasts until its victim has moved; the mover's own escapes now.
+            for o in Side::ALL {
+                self.standing &= !(pair_bit(o, s) | pair_bit(s, o));
+            }
+            if check_thr {
+                self.standing |= pair_bit(s, thr);
+            }
+        } else {
+            for o in self.live.iter() {
+                if o != s && self.attacked_by(self.kings[o.index()].unwrap(), s) {
+                    out.checks.insert(o);
+                }
+            }
+            self.retaliation = 0;
+            self.standing = 0;
+        }
+        self.no_king_capture = false;
+        self.turn = self.next_live_after(s);
+        self.resolve_mates(&mut out.eliminated);
+        out
+    }
+
+    /// At the start of a turn, a side without a legal move is mated and
+    /// leaves; its target moves next. Repeats while that happens.
+    fn resolve_mates(&mut self, eliminated: &mut ArrayVec<Elimination, 2>) {
+        loop {
+            if self.live.count() <= 1 {
+                if let Some(last) = self.live.iter().next() {
+                    self.turn = last;
+                }
+                return;
+            }
+            if self.has_legal_move() {
+                return;
+            }
+            let side = self.turn;
+            let in_check = self.in_check(side);
+            self.remove_side(side);
+            if !eliminated.is_full() {
+                eliminated.push(Elimination {
+                    side,
+                    cause: Cause::Mate { in_check },
+                });
+            }
+            self.turn = self.next_live_after(side);
+        }
+    }
+
+    /// Removes a live side for a reason other than mate (resignation, time,
+    /// abandonment, a penalty: RULES §5–§6). Its pieces leave at once; the
+    /// side to move keeps the move unless it is the one removed; the next
+    /// turn may not capture a king. Returns the sides then found mated.
+    pub fn remove(&mut self, side: Side) -> ArrayVec<Elimination, 2> {
+        let mut out = ArrayVec::new();
+        if !self.live.contains(side) {
+            return out;
+        }
+        let to_move = self.turn;
+        self.remove_side(side);
+        if to_move == side {
+            self.turn = self.next_live_after(side);
+        }
+        self.no_king_capture = self.live.count() >= 2;
+        self.resolve_mates(&mut out);
+        out
+    }
+
+    /// The side to move has no legal move but the game is not over: it is
+    /// mated (perft treats such positions this way). Returns the position
+    /// with it removed and the next side to move.
+    pub fn resolve_turn(&mut self) -> ArrayVec<Elimination, 2> {
+        let mut out = ArrayVec::new();
+        self.resolve_mates(&mut out);
+        out
+    }
+}
+
+fn all_pairs() -> impl Iterator<Item = (Side, Side)> {
+    Side::ALL
+        .into_iter()
+        .flat_map(|a| Side::ALL.into_iter().filter(move |&b| b != a).map(move |b| (a, b)))
+}
+
+/// Counts the move sequences of length `depth` (RULES §7): a side to move
+/// without a legal move is mated and the next side moves, depth unchanged.
+pub fn perft(pos: &Position, depth: u32) -> u64 {
+    let mut pos = *pos;
+    pos.resolve_turn();
+    perft_inner(&pos, depth)
+}
+
+fn perft_inner(pos: &Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut moves = MoveList::new();
+    pos.pseudo_legal_moves(&mut moves);
+    if depth == 1 {
+        return moves.iter().filter(|m| pos.is_pseudo_legal_move_legal(**m)).count() as u64;
+    }
+    let mut nodes = 0;
+    for &m in &moves {
+        if pos.is_pseudo_legal_move_legal(m) {
+            let mut next = *pos;
+            next.play_unchecked(m);
+            nodes += perft_inner(&next, depth - 1);
+        }
+    }
+    nodes
+}
+
+/// perft per root move: `(move, count)` in canonical order.
+pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
+    let mut pos = *pos;
+    pos.resolve_turn();
+    if depth == 0 {
+        return Vec::new();
+    }
+    pos.legal_moves()
+        .iter()
+        .map(|&m| {
+            let mut next = pos;
+            next.play_unchecked(m);
+            (m, perft_inner(&next, depth - 1))
+        })
+        .collect()
+}
