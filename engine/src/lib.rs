@@ -5,6 +5,7 @@
 
 pub mod board;
 pub mod explain;
+pub mod game;
 pub mod notation;
 pub mod piece;
 pub mod position;
@@ -13,6 +14,7 @@ pub mod tables;
 
 pub use board::{Point, PointSet, board};
 pub use explain::{IllegalMove, Reason};
+pub use game::{Action, Effect, EliminationReason, Event, Game, GameError, GameResult, Outcome};
 pub use notation::{ParseError, format_position, parse_move, parse_position};
 pub use piece::{Piece, Role};
 pub use position::{

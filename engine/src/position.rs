@@ -55,8 +55,6 @@ pub enum Cause {
     },
     /// Its king was captured (猝死).
     SuddenDeath,
-    /// Removed by a rule of the game record (resignation, time, …); see `game`.
-    Removed,
 }
 
 /// A side leaving the game during a move or a removal.

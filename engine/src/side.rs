@@ -172,6 +172,12 @@ impl Sides {
         self.0 &= !(1 << s as u8);
     }
 
+    /// Whether the set is empty.
+    #[inline]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
     /// How many sides are in the set.
     #[inline]
     pub const fn count(self) -> u32 {

@@ -11,7 +11,11 @@ use clap::{Parser, Subcommand};
 use engine::{Direction, Position, format_position, parse_move, parse_position, perft, perft_divide};
 
 #[derive(Parser, Debug)]
-#[command(name = "sanguo", version, about = "Three Kingdoms chess (三国象棋): rules engine tools")]
+#[command(
+    name = "sanguo",
+    version,
+    about = "Three Kingdoms chess (三国象棋): rules engine tools"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -74,11 +78,16 @@ fn run(cli: Cli) -> Result<()> {
             let mut pos = position(p.as_deref())?;
             for (i, text) in moves.iter().enumerate() {
                 let m = parse_move(text).map_err(|e| anyhow::anyhow!("move {} '{text}': {e}", i + 1))?;
-                pos.play(m).map_err(|e| anyhow::anyhow!("move {} '{text}': {e}", i + 1))?;
+                pos.play(m)
+                    .map_err(|e| anyhow::anyhow!("move {} '{text}': {e}", i + 1))?;
             }
             println!("{}", format_position(&pos));
         }
-        Command::Perft { position: p, depth, divide } => {
+        Command::Perft {
+            position: p,
+            depth,
+            divide,
+        } => {
             let pos = position(p.as_deref())?;
             if divide {
                 let rows = perft_divide(&pos, depth);
