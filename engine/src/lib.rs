@@ -4,6 +4,7 @@
 //! disconnections reach [`game::Game`] as events with timestamps.
 
 pub mod board;
+pub mod clock;
 pub mod explain;
 pub mod game;
 pub mod notation;
