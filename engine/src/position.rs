@@ -157,14 +157,6 @@ pub enum PositionError {
         /// How many kings it has.
         count: usize,
     },
-    /// A king stands outside its palace and rear palace.
-    #[error("king of {side} on {point} is outside its palace")]
-    KingOutsidePalace {
-        /// The side.
-        side: Side,
-        /// Where the king stands.
-        point: Point,
-    },
     /// A retaliation flag that cannot arise.
     #[error("flag {flag}: {reason}")]
     BadFlag {
@@ -237,14 +229,9 @@ impl Position {
                         point: p,
                     });
                 }
+                // A king may stand outside its palace: it got there by a flying capture (照面).
                 if piece.role == Role::King {
                     king_count[piece.side.index()] += 1;
-                    if !board().king_region(piece.side).contains(p) {
-                        return Err(PositionError::KingOutsidePalace {
-                            side: piece.side,
-                            point: p,
-                        });
-                    }
                     pos.kings[piece.side.index()] = Some(p);
                 }
                 pos.squares[p.index()] = piece.code();

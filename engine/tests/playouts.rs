@@ -1,0 +1,170 @@
+//! Property tests over random playouts: the APIs agree with each other.
+
+use engine::game::EliminationReason;
+use engine::position::MoveList;
+use engine::{Action, Direction, Event, Game, Position, Role, Side, format_position, parse_position};
+use proptest::prelude::*;
+
+/// A small deterministic generator driven by proptest's seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn direction(cw: bool) -> Direction {
+    if cw { Direction::Cw } else { Direction::Ccw }
+}
+
+/// Checks every invariant on one position reached in a playout.
+fn check_position(pos: &Position) {
+    // Text round-trips.
+    let text = format_position(pos);
+    let back = parse_position(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    assert_eq!(back, *pos, "{text}");
+    // Eliminated sides have no pieces; live sides have their king.
+    for s in Side::ALL {
+        if pos.live().contains(s) {
+            assert!(pos.king(s).is_some(), "{text}");
+        } else {
+            assert!(pos.pieces_of(s).is_empty(), "{text}");
+        }
+    }
+    // Every generated move is legal and play accepts it; nothing else is legal.
+    let moves = pos.legal_moves();
+    let mut pseudo = MoveList::new();
+    pos.pseudo_legal_moves(&mut pseudo);
+    for m in &pseudo {
+        assert_eq!(pos.is_legal(*m), moves.contains(m), "{text}: {m}");
+    }
+    for m in &moves {
+        let mut p = *pos;
+        assert!(p.play(*m).is_ok(), "{text}: {m}");
+    }
+    assert!(moves.windows(2).all(|w| w[0] < w[1]), "canonical order, no duplicates");
+    if !pos.is_over() {
+        assert!(!moves.is_empty(), "a side to move without a legal move is resolved by play: {text}");
+    }
+}
+
+/// After a move that eliminated nobody, the side to move cannot capture the mover's king.
+fn check_mover_king_safe(after: &Position, mover: Side) {
+    let Some(k) = after.king(mover) else { return };
+    for m in after.legal_moves() {
+        assert!(m.to != k, "{}: {m} captures the king of {mover}, who just moved", format_position(after));
+    }
+}
+
+fn playout(seed: u64, cw: bool, max_plies: usize) {
+    let mut rng = Rng(seed | 1);
+    let mut pos = Position::initial(direction(cw));
+    for _ in 0..max_plies {
+        check_position(&pos);
+        if pos.is_over() {
+            break;
+        }
+        let moves = pos.legal_moves();
+        // Prefer captures now and then, to reach phase 2 and sudden deaths.
+        let captures: Vec<_> = moves.iter().filter(|m| pos.piece_at(m.to).is_some()).collect();
+        let m = if !captures.is_empty() && rng.below(3) == 0 {
+            *captures[rng.below(captures.len())]
+        } else {
+            moves[rng.below(moves.len())]
+        };
+        let mover = pos.turn();
+        let out = pos.play(m).unwrap();
+        assert_eq!(out.mover, mover);
+        if let Some(c) = out.captured {
+            assert_ne!(c.side, mover);
+        }
+        if out.eliminated.is_empty() {
+            check_mover_king_safe(&pos, mover);
+        }
+        for e in &out.eliminated {
+            assert!(!pos.live().contains(e.side));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_playouts_keep_every_invariant(seed in any::<u64>(), cw in any::<bool>()) {
+        playout(seed, cw, 400);
+    }
+
+    #[test]
+    fn every_game_ends_under_section_6(seed in any::<u64>(), cw in any::<bool>()) {
+        let mut rng = Rng(seed | 1);
+        let mut game = Game::new(direction(cw));
+        let mut now = 0;
+        let mut plies = 0u32;
+        // 54 pieces can be captured at most; each capture or check restarts at most
+        // 90 plies of no progress; phase 2 lasts at most 80 plies.
+        let bound = 55 * 90 + 80;
+        while !game.is_finished() {
+            prop_assert!(plies <= bound, "no end after {plies} plies");
+            now += 1 + rng.below(5000) as u64;
+            let pos = *game.position();
+            let side = pos.turn();
+            // Now and then a side resigns (after round 15) or runs out of time.
+            let roll = rng.below(1000);
+            let action = if roll == 0 {
+                Action::Timeout
+            } else if roll == 1 && game.requests_allowed() {
+                Action::Resign
+            } else {
+                let moves = pos.legal_moves();
+                Action::Move(moves[rng.below(moves.len())])
+            };
+            game.apply(Event { side, action, at: now }).unwrap();
+            plies = game.plies();
+            for s in Side::ALL {
+                if !game.position().live().contains(s) {
+                    prop_assert!(game.position().pieces_of(s).is_empty());
+                }
+            }
+        }
+        let r = game.result().unwrap();
+        // Every side that left is listed once, with a reason.
+        let mut seen = Vec::new();
+        for d in &r.eliminations {
+            prop_assert!(!seen.contains(&d.side));
+            seen.push(d.side);
+            prop_assert!(d.reason != EliminationReason::PrematureRequest);
+        }
+    }
+}
+
+#[test]
+fn kings_are_never_captured_except_by_sudden_death() {
+    // Many quick playouts: a king leaves the board only through a capture that
+    // eliminates its whole side at once.
+    for seed in 1..40u64 {
+        let mut rng = Rng(seed * 7919);
+        let mut pos = Position::initial(Direction::Ccw);
+        for _ in 0..300 {
+            if pos.is_over() {
+                break;
+            }
+            let moves = pos.legal_moves();
+            let m = moves[rng.below(moves.len())];
+            let captured_king = pos.piece_at(m.to).is_some_and(|p| p.role == Role::King);
+            let out = pos.play(m).unwrap();
+            if captured_king {
+                assert_eq!(out.eliminated[0].cause, engine::Cause::SuddenDeath);
+            }
+        }
+    }
+}
