@@ -12,6 +12,7 @@ pub mod piece;
 pub mod position;
 pub mod side;
 pub mod tables;
+pub mod variant;
 
 pub use board::{Point, PointSet, board};
 pub use explain::{IllegalMove, Reason};
@@ -22,3 +23,4 @@ pub use position::{
     Cause, Elimination, Move, MoveList, MoveOutcome, Position, PositionError, Setup, perft, perft_divide,
 };
 pub use side::{Direction, Side, Sides};
+pub use variant::{Variant, VariantPosition};

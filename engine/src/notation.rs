@@ -228,7 +228,7 @@ mod tests {
     #[test]
     fn initial_text() {
         let text = format_position(&Position::initial(Direction::Ccw));
-        assert!(text.starts_with("WR@W12,WN@W22,WE@W32,WA@W42,WK@W52,"), "{text}");
+        assert!(text.starts_with("WF@W51,WR@W12,WN@W22,WE@W32,WA@W42,WK@W52,"), "{text}");
         assert!(text.ends_with(" W WBY - ccw"), "{text}");
         assert_eq!(parse_position(&text).unwrap(), Position::initial(Direction::Ccw));
         let cw = format_position(&Position::initial(Direction::Cw));
