@@ -394,6 +394,7 @@ pub struct Board {
     no_soldier: [PointSet; 3],
     fans: PointSet,
     forward: Vec<[Option<Point>; 3]>,
+    king_sensitive: Vec<PointSet>,
 }
 
 static BOARD: LazyLock<Board> = LazyLock::new(Board::build);
@@ -516,6 +517,14 @@ impl Board {
     #[inline]
     pub fn fans(&self) -> PointSet {
         self.fans
+    }
+
+    /// The points whose emptying or filling can open or close an attack on
+    /// `p`, or a king's view from it: every point of a line through `p`, the
+    /// legs of 日 moves and the eyes of 田 moves ending on `p`.
+    #[inline]
+    pub fn king_sensitive(&self, p: Point) -> &PointSet {
+        &self.king_sensitive[p.index()]
     }
 
     /// For a rectangle point `Xfr` with r ≤ 5, the point one rank forward on
@@ -753,7 +762,21 @@ impl Board {
             }
         }
 
+        let king_sensitive: Vec<PointSet> = Point::all()
+            .map(|p| {
+                let mut set: PointSet = rays_nested[p.index()].iter().flatten().copied().collect();
+                for r in &ri_to[p.index()] {
+                    set.insert(r.leg);
+                }
+                for t in &tian_to[p.index()] {
+                    set.insert(t.eye);
+                }
+                set
+            })
+            .collect();
+
         Board {
+            king_sensitive,
             lines,
             cells,
             edge_points,

@@ -532,7 +532,24 @@ impl Position {
     /// Whether `side`'s king sees another king (照面): along a clear line, or
     /// both on their own file 5 through an empty `O`.
     fn king_faces_any(&self, side: Side) -> bool {
-        self.live.iter().any(|o| o != side && self.faces(side, o))
+        let Some(k) = self.king(side) else { return false };
+        let b = board();
+        for ray in b.rays(k) {
+            for &q in b.ray_points(ray) {
+                let c = self.squares[q.index()];
+                if c != 0 {
+                    if c & 15 == KING_CODE {
+                        return true;
+                    }
+                    break;
+                }
+            }
+        }
+        self.pivot_clear(k, side)
+            && self
+                .live
+                .iter()
+                .any(|o| o != side && self.pivot_clear(self.kings[o.index()].unwrap(), o))
     }
 
     /// Whether the kings of `a` and `b` see each other (照面).
@@ -744,7 +761,8 @@ impl Position {
     pub fn legal_moves(&self) -> MoveList {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
-        moves.retain(|m| self.is_pseudo_legal_move_legal(*m));
+        let ctx = self.safety();
+        moves.retain(|m| self.is_legal_in(*m, &ctx));
         moves.sort_unstable();
         moves
     }
@@ -753,14 +771,16 @@ impl Position {
     pub fn count_legal_moves(&self) -> usize {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
-        moves.iter().filter(|m| self.is_pseudo_legal_move_legal(**m)).count()
+        let ctx = self.safety();
+        moves.iter().filter(|m| self.is_legal_in(**m, &ctx)).count()
     }
 
     /// Whether the side to move has at least one legal move.
     pub fn has_legal_move(&self) -> bool {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
-        moves.iter().any(|m| self.is_pseudo_legal_move_legal(*m))
+        let ctx = self.safety();
+        moves.iter().any(|m| self.is_legal_in(*m, &ctx))
     }
 
     /// Whether `m` is legal for the side to move.
@@ -776,8 +796,59 @@ impl Position {
         moves.contains(&m) && self.is_pseudo_legal_move_legal(m)
     }
 
-    /// The king-safety conditions of §4 for a pseudo-legal move.
-    fn is_pseudo_legal_move_legal(&self, m: Move) -> bool {
+    /// What the king-safety test of every move of this node shares: the
+    /// mover's king and whether it is attacked or facing before any move.
+    fn safety(&self) -> Safety {
+        let s = self.turn;
+        let king = self.kings[s.index()].unwrap_or(Point::O);
+        let d = self.direction;
+        let (thr, tgt) = if self.live.count() == 3 {
+            (d.prev(s), d.next(s))
+        } else {
+            let o = self.next_live_after(s);
+            (o, o)
+        };
+        let live = self.kings[s.index()].is_some() && self.live.count() >= 2;
+        Safety {
+            king,
+            thr,
+            tgt,
+            attacked_thr: live && self.attacked_by(king, thr),
+            attacked_tgt: live && self.attacked_by(king, tgt),
+            facing: live && self.king_faces_any(s),
+        }
+    }
+
+    /// Whether a pseudo-legal move is legal (§4): after it, the mover's king
+    /// is not attacked by its threat (phase 3) or the opponent (phase 2), nor
+    /// by its target when the move provokes it or under a standing
+    /// retaliation check, and does not face another king.
+    ///
+    /// A move that neither moves the king, nor eliminates a side, nor touches
+    /// a point that can open or close an attack on the king (a point of a
+    /// line through it, a horse's leg or an elephant's eye toward it) cannot
+    /// create an attack or a facing: then a "no" computed before the move
+    /// for the whole node stands (`ctx`).
+    fn is_legal_in(&self, m: Move, ctx: &Safety) -> bool {
+        let fast = self.is_legal_with(m, Some(ctx));
+        // Every test run checks the shortcut against the full computation.
+        debug_assert_eq!(fast, self.is_legal_with(m, None), "{self:?}: {m}");
+        fast
+    }
+
+    /// `ctx: None` computes every condition in full, without the shortcut.
+    fn is_legal_with(&self, m: Move, ctx: Option<&Safety>) -> bool {
+        let full;
+        let ctx = match ctx {
+            Some(c) => c,
+            None => {
+                full = Safety {
+                    king: Point::O,
+                    ..self.safety()
+                };
+                &full
+            }
+        };
         let s = self.turn;
         let mut after = *self;
         let captured = after.apply_raw(m);
@@ -785,14 +856,20 @@ impl Position {
         if live == 1 {
             return true;
         }
+        let mask = board().king_sensitive(ctx.king);
+        // With `king` = O (never a king's point) the shortcut is off.
+        let quiet = ctx.king != Point::O
+            && m.from != ctx.king
+            && live == self.live.count()
+            && !mask.contains(m.from)
+            && !mask.contains(m.to);
         let k = after.kings[s.index()].unwrap();
         if live == 3 {
-            let d = self.direction;
-            let (thr, tgt) = (d.prev(s), d.next(s));
-            if after.attacked_by(k, thr) {
+            let (thr, tgt) = (ctx.thr, ctx.tgt);
+            if (!quiet || ctx.attacked_thr) && after.attacked_by(k, thr) {
                 return false;
             }
-            if after.attacked_by(k, tgt) {
+            if (!quiet || ctx.attacked_tgt) && after.attacked_by(k, tgt) {
                 // Only forbidden when target holds (or will hold) a right to hit back.
                 if self.has_standing_check(tgt, s) {
                     return false;
@@ -804,6 +881,10 @@ impl Position {
                     return false;
                 }
             }
+        } else if quiet {
+            if ctx.attacked_thr && after.attacked_by(k, ctx.thr) {
+                return false;
+            }
         } else {
             for o in after.live.iter() {
                 if o != s && after.attacked_by(k, o) {
@@ -811,7 +892,11 @@ impl Position {
                 }
             }
         }
-        !after.king_faces_any(s)
+        !((!quiet || ctx.facing) && after.king_faces_any(s))
+    }
+
+    fn is_pseudo_legal_move_legal(&self, m: Move) -> bool {
+        self.is_legal_in(m, &self.safety())
     }
 
     /// Moves the piece and removes a captured piece; a captured king takes
@@ -978,6 +1063,17 @@ impl Position {
     }
 }
 
+/// See [`Position::safety`].
+#[derive(Copy, Clone, Debug)]
+struct Safety {
+    king: Point,
+    thr: Side,
+    tgt: Side,
+    attacked_thr: bool,
+    attacked_tgt: bool,
+    facing: bool,
+}
+
 fn all_pairs() -> impl Iterator<Item = (Side, Side)> {
     Side::ALL
         .into_iter()
@@ -999,11 +1095,13 @@ fn perft_inner(pos: &Position, depth: u32) -> u64 {
     let mut moves = MoveList::new();
     pos.pseudo_legal_moves(&mut moves);
     if depth == 1 {
-        return moves.iter().filter(|m| pos.is_pseudo_legal_move_legal(**m)).count() as u64;
+        let ctx = pos.safety();
+        return moves.iter().filter(|m| pos.is_legal_in(**m, &ctx)).count() as u64;
     }
     let mut nodes = 0;
+    let ctx = pos.safety();
     for &m in &moves {
-        if pos.is_pseudo_legal_move_legal(m) {
+        if pos.is_legal_in(m, &ctx) {
             let mut next = *pos;
             next.play_unchecked(m);
             nodes += perft_inner(&next, depth - 1);
