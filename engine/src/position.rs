@@ -947,6 +947,14 @@ impl Position {
     /// anything else breaks the position's invariants (a king left capturable,
     /// a piece where its rules forbid it, a side without its king).
     pub fn play_unchecked(&mut self, m: Move) -> MoveOutcome {
+        let mut out = self.play_unresolved(m);
+        self.resolve_mates(&mut out.eliminated);
+        out
+    }
+
+    /// [`Position::play_unchecked`] without looking whether the next side
+    /// has a legal move (perft finds that out while counting).
+    fn play_unresolved(&mut self, m: Move) -> MoveOutcome {
         let s = self.turn;
         let d = self.direction;
         let three = self.live.count() == 3;
@@ -1004,7 +1012,9 @@ impl Position {
         }
         self.no_king_capture = false;
         self.turn = self.next_live_after(s);
-        self.resolve_mates(&mut out.eliminated);
+        if self.live.count() == 1 {
+            self.turn = s;
+        }
         out
     }
 
@@ -1094,20 +1104,26 @@ fn perft_inner(pos: &Position, depth: u32) -> u64 {
     }
     let mut moves = MoveList::new();
     pos.pseudo_legal_moves(&mut moves);
-    if depth == 1 {
-        let ctx = pos.safety();
-        return moves.iter().filter(|m| pos.is_legal_in(**m, &ctx)).count() as u64;
-    }
-    let mut nodes = 0;
     let ctx = pos.safety();
+    let mut legal = 0;
+    let mut nodes = 0;
     for &m in &moves {
         if pos.is_legal_in(m, &ctx) {
-            let mut next = *pos;
-            next.play_unchecked(m);
-            nodes += perft_inner(&next, depth - 1);
+            legal += 1;
+            if depth > 1 {
+                let mut next = *pos;
+                next.play_unresolved(m);
+                nodes += perft_inner(&next, depth - 1);
+            }
         }
     }
-    nodes
+    if legal == 0 && !pos.is_over() {
+        // Mated at its turn: it leaves and its target moves, depth unchanged.
+        let mut next = *pos;
+        next.resolve_turn();
+        return perft_inner(&next, depth);
+    }
+    if depth == 1 { legal } else { nodes }
 }
 
 /// perft per root move: `(move, count)` in canonical order.

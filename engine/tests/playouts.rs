@@ -53,7 +53,10 @@ fn check_position(pos: &Position) {
     }
     assert!(moves.windows(2).all(|w| w[0] < w[1]), "canonical order, no duplicates");
     if !pos.is_over() {
-        assert!(!moves.is_empty(), "a side to move without a legal move is resolved by play: {text}");
+        assert!(
+            !moves.is_empty(),
+            "a side to move without a legal move is resolved by play: {text}"
+        );
     }
 }
 
@@ -61,7 +64,11 @@ fn check_position(pos: &Position) {
 fn check_mover_king_safe(after: &Position, mover: Side) {
     let Some(k) = after.king(mover) else { return };
     for m in after.legal_moves() {
-        assert!(m.to != k, "{}: {m} captures the king of {mover}, who just moved", format_position(after));
+        assert!(
+            m.to != k,
+            "{}: {m} captures the king of {mover}, who just moved",
+            format_position(after)
+        );
     }
 }
 
