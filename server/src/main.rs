@@ -76,6 +76,8 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Play { position: p, moves } => {
             let mut pos = position(p.as_deref())?;
+            // A side to move without a legal move is mated at the start of its turn (RULES §5).
+            pos.resolve_turn();
             for (i, text) in moves.iter().enumerate() {
                 let m = parse_move(text).map_err(|e| anyhow::anyhow!("move {} '{text}': {e}", i + 1))?;
                 pos.play(m)
