@@ -1,7 +1,8 @@
-//! `sanguo`: the command-line face of the engine (and, later, the server).
+//! `sanguo`: the game server (`serve`) and the command-line face of the engine.
 //!
 //! The engine commands print plain, stable text so that other tools and the
-//! project's own tests can check the rules from outside.
+//! project's own tests can check the rules from outside. `serve` parses its
+//! configuration and hands over to the `server` library.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,7 +15,7 @@ use engine::{Direction, Position, format_position, parse_move, parse_position, p
 #[command(
     name = "sanguo",
     version,
-    about = "Three Kingdoms chess (三国象棋): rules engine tools"
+    about = "Three Kingdoms chess (三国象棋): game server and rules engine tools"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -23,6 +24,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run the game server (HTTP API, WebSockets, store).
+    Serve(ServeArgs),
     /// Print the legal moves, one per line, in canonical order.
     Moves {
         /// Position text (RULES §7); the initial position if omitted.
@@ -56,6 +59,86 @@ enum Command {
     },
 }
 
+/// `sanguo serve` options; each has an environment fallback.
+#[derive(clap::Args, Debug)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "SANGUO_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Postgres URL (`postgres://user:pass@host/db`); without it, the SQLite file below.
+    #[arg(long, env = "DATABASE_URL")]
+    database_url: Option<String>,
+    /// The SQLite file used when DATABASE_URL is unset.
+    #[arg(long, env = "SANGUO_SQLITE", default_value = "sanguo.sqlite")]
+    sqlite: PathBuf,
+    /// Default disconnection grace period of new games, seconds.
+    #[arg(long, env = "SANGUO_GRACE_SECS", default_value_t = 60)]
+    grace_secs: u64,
+    /// Heartbeat interval, seconds (a client silent for three is dropped).
+    #[arg(long, env = "SANGUO_PING_SECS", default_value_t = 15)]
+    ping_secs: u64,
+    /// Extra Origins allowed on WebSockets (comma-separated; `*` for any).
+    #[arg(long, env = "SANGUO_ALLOWED_ORIGINS", value_delimiter = ',')]
+    allowed_origins: Vec<String>,
+    /// Unfinished games a player may have created.
+    #[arg(long, env = "SANGUO_MAX_GAMES", default_value_t = 10)]
+    max_games: i64,
+    /// Messages per second a connection may send (burst: twice that).
+    #[arg(long, env = "SANGUO_MSGS_PER_SEC", default_value_t = 20)]
+    messages_per_second: u32,
+}
+
+fn serve(args: ServeArgs) -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let config = server::Config {
+        database_url: args.database_url,
+        sqlite_path: args.sqlite,
+        grace: std::time::Duration::from_secs(args.grace_secs),
+        ping_interval: std::time::Duration::from_secs(args.ping_secs.max(1)),
+        allowed_origins: args.allowed_origins,
+        max_games_per_session: args.max_games,
+        messages_per_second: args.messages_per_second,
+        message_burst: args.messages_per_second.saturating_mul(2),
+        ..server::Config::default()
+    };
+    let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("binding {}", args.listen))?;
+        server::run(listener, config, shutdown_signal()).await?;
+        Ok(())
+    })
+}
+
+/// Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+    tracing::info!("shutdown requested");
+}
+
 fn position(text: Option<&str>) -> Result<Position> {
     match text {
         None => Ok(Position::initial(Direction::Ccw)),
@@ -65,6 +148,7 @@ fn position(text: Option<&str>) -> Result<Position> {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Command::Serve(args) => serve(args)?,
         Command::Moves { position: p } => {
             let pos = position(p.as_deref())?;
             let mut out = String::new();

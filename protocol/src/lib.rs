@@ -1,0 +1,1101 @@
+//! The messages between the Sanguo game server and its clients (browser,
+//! tests, tools), as JSON with a `type` tag. `protocol/README.md` shows an
+//! example of every message.
+//!
+//! Engine types never cross the wire: moves, points and positions travel as
+//! the engine's notation (RULES §7), and this crate converts.
+//!
+//! Every game event a client may see carries the game's version `v`, which
+//! grows by one per event, gap-free for every viewer: an event a viewer may
+//! not see (the other channel's chat) still reaches it as a bare `{type:
+//! "event", v}`. A client that (re)connects says the last `v` it holds and
+//! receives exactly what it missed, or a snapshot when that is no longer kept.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The protocol version. A client says which one it speaks in `hello`; the
+/// server refuses any other with `unsupported_protocol`.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The largest text frame a client may send (bytes). Larger frames get
+/// `frame_too_large` and are ignored.
+pub const MAX_FRAME_BYTES: usize = 8 * 1024;
+
+/// The longest chat line (characters).
+pub const MAX_CHAT_CHARS: usize = 500;
+
+// ---------------------------------------------------------------------------
+// Small value types
+// ---------------------------------------------------------------------------
+
+/// A side: `"W"`, `"B"` or `"Y"`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Side {
+    /// 魏, white.
+    W,
+    /// 蜀, black.
+    B,
+    /// 吴, yellow.
+    Y,
+}
+
+impl Side {
+    /// The three sides in index order.
+    pub const ALL: [Side; 3] = [Side::W, Side::B, Side::Y];
+
+    /// The index (W = 0, B = 1, Y = 2).
+    pub fn index(self) -> usize {
+        engine::Side::from(self).index()
+    }
+
+    /// The letter, as in notation.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::W => "W",
+            Side::B => "B",
+            Side::Y => "Y",
+        }
+    }
+
+    /// Parses `W`, `B` or `Y`.
+    pub fn parse(s: &str) -> Option<Side> {
+        match s {
+            "W" => Some(Side::W),
+            "B" => Some(Side::B),
+            "Y" => Some(Side::Y),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<engine::Side> for Side {
+    fn from(s: engine::Side) -> Side {
+        match s {
+            engine::Side::W => Side::W,
+            engine::Side::B => Side::B,
+            engine::Side::Y => Side::Y,
+        }
+    }
+}
+
+impl From<Side> for engine::Side {
+    fn from(s: Side) -> engine::Side {
+        match s {
+            Side::W => engine::Side::W,
+            Side::B => engine::Side::B,
+            Side::Y => engine::Side::Y,
+        }
+    }
+}
+
+/// Sides in index order, e.g. `["B", "Y"]`.
+pub fn sides(s: engine::Sides) -> Vec<Side> {
+    s.iter().map(Side::from).collect()
+}
+
+/// The direction of play: `"ccw"` (W → B → Y, the default) or `"cw"`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// W → B → Y → W.
+    #[default]
+    Ccw,
+    /// W → Y → B → W.
+    Cw,
+}
+
+impl Direction {
+    /// `ccw` or `cw`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Ccw => "ccw",
+            Direction::Cw => "cw",
+        }
+    }
+
+    /// Parses `ccw` or `cw`.
+    pub fn parse(s: &str) -> Option<Direction> {
+        match s {
+            "ccw" => Some(Direction::Ccw),
+            "cw" => Some(Direction::Cw),
+            _ => None,
+        }
+    }
+}
+
+impl From<Direction> for engine::Direction {
+    fn from(d: Direction) -> engine::Direction {
+        match d {
+            Direction::Ccw => engine::Direction::Ccw,
+            Direction::Cw => engine::Direction::Cw,
+        }
+    }
+}
+
+impl From<engine::Direction> for Direction {
+    fn from(d: engine::Direction) -> Direction {
+        match d {
+            engine::Direction::Ccw => Direction::Ccw,
+            engine::Direction::Cw => Direction::Cw,
+        }
+    }
+}
+
+/// Byo-yomi (读秒): periods after main time.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Byoyomi {
+    /// Number of periods.
+    pub periods: u32,
+    /// Length of each period, ms.
+    pub period_ms: u64,
+}
+
+/// A time control: base time + Fischer increment, an optional per-move limit
+/// (步时) and optional byo-yomi (读秒).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeControl {
+    /// Main time per side (局时), ms.
+    pub base_ms: u64,
+    /// Added after each move made within main time, ms.
+    #[serde(default)]
+    pub increment_ms: u64,
+    /// Limit for any single move, ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_move_ms: Option<u64>,
+    /// Periods after main time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byoyomi: Option<Byoyomi>,
+}
+
+impl Default for TimeControl {
+    /// 10 minutes + 5 seconds.
+    fn default() -> Self {
+        TimeControl {
+            base_ms: 600_000,
+            increment_ms: 5_000,
+            per_move_ms: None,
+            byoyomi: None,
+        }
+    }
+}
+
+impl From<TimeControl> for engine::clock::TimeControl {
+    fn from(t: TimeControl) -> Self {
+        engine::clock::TimeControl {
+            base_ms: t.base_ms,
+            increment_ms: t.increment_ms,
+            per_move_ms: t.per_move_ms,
+            byoyomi: t.byoyomi.map(|b| engine::clock::Byoyomi {
+                periods: b.periods,
+                period_ms: b.period_ms,
+            }),
+        }
+    }
+}
+
+/// One side's clock as the server sees it when it sends the message.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clock {
+    /// Main time left, ms.
+    pub remaining_ms: u64,
+    /// Byo-yomi periods left.
+    pub periods_left: u32,
+    /// Time left in the current byo-yomi period, when it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period_left_ms: Option<u64>,
+    /// Time left for this move under the per-move limit, when it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_left_ms: Option<u64>,
+    /// Whether this clock is running.
+    pub running: bool,
+    /// Whether main time is spent.
+    pub in_byoyomi: bool,
+}
+
+impl From<engine::clock::ClockView> for Clock {
+    fn from(c: engine::clock::ClockView) -> Clock {
+        Clock {
+            remaining_ms: c.remaining_ms,
+            periods_left: c.periods_left,
+            period_left_ms: c.period_left_ms,
+            move_left_ms: c.move_left_ms,
+            running: c.running,
+            in_byoyomi: c.in_byoyomi,
+        }
+    }
+}
+
+/// The counters of RULES §6. Pair tables are indexed `[by][on]` with side
+/// indices W = 0, B = 1, Y = 2.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    /// Plies since the last capture or check.
+    pub plies_without_progress: u32,
+    /// Plies played in phase 2 (two sides left).
+    pub phase2_plies: u32,
+    /// Consecutive checks by one side on another.
+    pub consecutive_checks: [[u32; 3]; 3],
+    /// Checks in all by one side on another.
+    pub cumulative_checks: [[u32; 3]; 3],
+    /// Warnings for premature requests, per side.
+    pub warnings: [u8; 3],
+    /// Draw offers made, per side.
+    pub draw_offers_made: [u8; 3],
+}
+
+impl Counters {
+    /// The counters of a game.
+    pub fn of(game: &engine::Game) -> Counters {
+        let pair = |f: &dyn Fn(engine::Side, engine::Side) -> u32| {
+            engine::Side::ALL.map(|by| engine::Side::ALL.map(|on| if by == on { 0 } else { f(by, on) }))
+        };
+        Counters {
+            plies_without_progress: game.plies_without_progress(),
+            phase2_plies: game.phase2_plies(),
+            consecutive_checks: pair(&|a, b| game.consecutive_checks(a, b)),
+            cumulative_checks: pair(&|a, b| game.cumulative_checks(a, b)),
+            warnings: engine::Side::ALL.map(|s| game.warnings(s)),
+            draw_offers_made: engine::Side::ALL.map(|s| game.draw_offers_made(s)),
+        }
+    }
+}
+
+/// A pending draw offer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingOffer {
+    /// Who offered.
+    pub by: Side,
+    /// Who has yet to answer.
+    pub waiting: Vec<Side>,
+}
+
+/// Where a game is in its life.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Waiting for three players.
+    Open,
+    /// Being played.
+    Live,
+    /// Over (a result, or aborted).
+    Finished,
+}
+
+impl Phase {
+    /// `open`, `live` or `finished`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Open => "open",
+            Phase::Live => "live",
+            Phase::Finished => "finished",
+        }
+    }
+
+    /// Parses `open`, `live` or `finished`.
+    pub fn parse(s: &str) -> Option<Phase> {
+        match s {
+            "open" => Some(Phase::Open),
+            "live" => Some(Phase::Live),
+            "finished" => Some(Phase::Finished),
+            _ => None,
+        }
+    }
+}
+
+/// The state of play after an event: what a client needs to draw the board
+/// and let the side to move pick a move.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Status {
+    /// The position (RULES §7 text).
+    pub position: String,
+    /// Whose turn it is.
+    pub turn: Side,
+    /// Live sides in turn order from W.
+    pub live: Vec<Side>,
+    /// Moves played so far; a move message must carry this number.
+    pub ply: u32,
+    /// Completed rounds (§6).
+    pub round: u32,
+    /// The side to move's legal moves, canonical order (empty when the game is not live).
+    pub legal_moves: Vec<String>,
+    /// Clocks of W, B, Y.
+    pub clocks: [Clock; 3],
+    /// The §6 counters.
+    pub counters: Counters,
+    /// The pending draw offer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_offer: Option<PendingOffer>,
+}
+
+/// Why a side left the game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EliminationReason {
+    /// 将死.
+    Mate,
+    /// 困毙.
+    Stalemate,
+    /// 猝死: king captured.
+    SuddenDeath,
+    /// Resigned.
+    Resign,
+    /// Clock ran out.
+    Time,
+    /// Disconnected past the grace period.
+    Abandon,
+    /// Too many consecutive checks.
+    PerpetualCheck,
+    /// Too many checks in all.
+    CumulativeChecks,
+    /// The same checking position too often.
+    Repetition,
+    /// A second request before round 15.
+    PrematureRequest,
+    /// Offered or accepted a draw another side declined.
+    DrawOfferRule,
+}
+
+impl From<engine::EliminationReason> for EliminationReason {
+    fn from(r: engine::EliminationReason) -> Self {
+        use engine::EliminationReason as E;
+        match r {
+            E::Mate => Self::Mate,
+            E::Stalemate => Self::Stalemate,
+            E::SuddenDeath => Self::SuddenDeath,
+            E::Resign => Self::Resign,
+            E::Time => Self::Time,
+            E::Abandon => Self::Abandon,
+            E::PerpetualCheck => Self::PerpetualCheck,
+            E::CumulativeChecks => Self::CumulativeChecks,
+            E::Repetition => Self::Repetition,
+            E::PrematureRequest => Self::PrematureRequest,
+            E::DrawOfferRule => Self::DrawOfferRule,
+        }
+    }
+}
+
+/// A side's elimination.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Departure {
+    /// Who left.
+    pub side: Side,
+    /// Why.
+    pub reason: EliminationReason,
+    /// After how many moves of the game.
+    pub ply: u32,
+}
+
+impl From<engine::game::Departure> for Departure {
+    fn from(d: engine::game::Departure) -> Self {
+        Departure {
+            side: d.side.into(),
+            reason: d.reason.into(),
+            ply: d.ply,
+        }
+    }
+}
+
+/// Why a game was drawn.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrawReason {
+    /// Every live side accepted.
+    Agreement,
+    /// No capture and no check for too long.
+    NoProgress,
+    /// Phase 2 went on too long.
+    Length,
+    /// Too many checks in phase 2.
+    CumulativeChecks,
+}
+
+/// How a game ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Ending {
+    /// One side is left and wins.
+    LastStanding {
+        /// The winner.
+        winner: Side,
+    },
+    /// A draw by a §6 rule.
+    Draw {
+        /// Which rule.
+        reason: DrawReason,
+    },
+    /// The draw-offer rule: offerer and accepter lose, the decliner wins.
+    DrawOfferRule {
+        /// The decliner.
+        winner: Side,
+    },
+    /// Abandoned before 3 completed rounds: no result.
+    Aborted {
+        /// Who left.
+        by: Side,
+    },
+}
+
+/// A side's result.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Won.
+    Win,
+    /// Drew.
+    Draw,
+    /// Lost.
+    Loss,
+}
+
+/// The final result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameResult {
+    /// How it ended.
+    pub ending: Ending,
+    /// Each side's outcome, W, B, Y (`null` for all when aborted).
+    pub outcomes: [Option<Outcome>; 3],
+    /// Eliminations in order.
+    pub eliminations: Vec<Departure>,
+}
+
+impl From<&engine::GameResult> for GameResult {
+    fn from(r: &engine::GameResult) -> Self {
+        use engine::game::{DrawReason as D, Ending as E};
+        let ending = match r.ending {
+            E::LastStanding(w) => Ending::LastStanding { winner: w.into() },
+            E::Draw(d) => Ending::Draw {
+                reason: match d {
+                    D::Agreement => DrawReason::Agreement,
+                    D::NoProgress => DrawReason::NoProgress,
+                    D::Length => DrawReason::Length,
+                    D::CumulativeChecks => DrawReason::CumulativeChecks,
+                },
+            },
+            E::DrawOfferRule { winner } => Ending::DrawOfferRule { winner: winner.into() },
+            E::Aborted { by } => Ending::Aborted { by: by.into() },
+        };
+        let outcome = |o: Option<engine::Outcome>| {
+            o.map(|o| match o {
+                engine::Outcome::Win => Outcome::Win,
+                engine::Outcome::Draw => Outcome::Draw,
+                engine::Outcome::Loss => Outcome::Loss,
+            })
+        };
+        GameResult {
+            ending,
+            outcomes: r.outcomes.map(outcome),
+            eliminations: r.eliminations.iter().map(|&d| d.into()).collect(),
+        }
+    }
+}
+
+/// What a premature request asked.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Request {
+    /// A resignation.
+    Resign,
+    /// A draw offer.
+    Draw,
+}
+
+/// A chat channel of a game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// The seated players (can be switched off per game).
+    Players,
+    /// Everyone watching.
+    Spectators,
+}
+
+impl Channel {
+    /// `players` or `spectators`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Players => "players",
+            Channel::Spectators => "spectators",
+        }
+    }
+}
+
+/// A seat and who holds it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    /// The player's id.
+    pub player: String,
+    /// The player's display name.
+    pub name: String,
+    /// Whether the player has a live connection to the game.
+    pub online: bool,
+}
+
+/// A game's settings, fixed at creation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSettings {
+    /// The clock.
+    pub time_control: TimeControl,
+    /// The direction of play.
+    pub direction: Direction,
+    /// Listed in the lobby and open to anyone with the id (private games are not listed).
+    pub public: bool,
+    /// Whether the players' chat channel is on.
+    pub players_chat: bool,
+    /// How long a disconnected player may stay away before it has abandoned, ms.
+    pub grace_ms: u64,
+}
+
+// ---------------------------------------------------------------------------
+// Game events (versioned)
+// ---------------------------------------------------------------------------
+
+/// Something that happened in a game. Clients receive these inside
+/// [`ServerMsg::Event`], each with its version.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum GameEvent {
+    /// A player took a seat.
+    Joined {
+        /// The seat.
+        side: Side,
+        /// Who sits there.
+        seat: SeatInfo,
+    },
+    /// All three seats are taken: the game starts, W's clock runs.
+    Started {
+        /// The state of play.
+        status: Status,
+    },
+    /// A move was played. `status` is the state after everything the move caused.
+    Moved {
+        /// Who moved.
+        side: Side,
+        /// The move, e.g. `W72-W54`.
+        mv: String,
+        /// The ply number of this move (0 for the first move).
+        ply: u32,
+        /// Time charged for it, ms.
+        spent_ms: u64,
+        /// The captured piece, e.g. `BR`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        captured: Option<String>,
+        /// Sides it gave check to.
+        checks: Vec<Side>,
+        /// The state after the move.
+        status: Status,
+    },
+    /// A premature request earned a warning; the next one loses.
+    Warned {
+        /// Who.
+        side: Side,
+        /// What it asked.
+        request: Request,
+    },
+    /// A side left the game.
+    Eliminated(Departure),
+    /// A draw was offered; `to` must answer.
+    DrawOffered {
+        /// The offerer.
+        by: Side,
+        /// Who must answer.
+        to: Vec<Side>,
+    },
+    /// A side answered the pending offer.
+    DrawAnswered {
+        /// Who.
+        by: Side,
+        /// Its answer.
+        accept: bool,
+    },
+    /// The offer came to nothing; play goes on.
+    DrawOfferLapsed {
+        /// The offerer.
+        by: Side,
+    },
+    /// The state after an event that was not a move (resignation, timeout, …).
+    State {
+        /// The state of play.
+        status: Status,
+    },
+    /// The game ended.
+    Finished {
+        /// The result.
+        result: GameResult,
+    },
+    /// A seated player connected or lost its last connection.
+    Presence {
+        /// The seat.
+        side: Side,
+        /// Connected now?
+        online: bool,
+        /// When not online: when the side will have abandoned, ms from now.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        grace_ms: Option<u64>,
+    },
+    /// A chat line.
+    Chat {
+        /// The channel.
+        channel: Channel,
+        /// The writer's display name.
+        from: String,
+        /// The writer's seat, if a player.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        side: Option<Side>,
+        /// The line.
+        text: String,
+    },
+    /// The server restarted and restored the game; clocks were paused meanwhile.
+    Restored {
+        /// The state of play.
+        status: Status,
+    },
+}
+
+/// A full description of a game, sent on connect when replaying is not possible,
+/// and by `GET /api/games/{id}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The game id.
+    pub id: String,
+    /// The version of the last event included in this state.
+    pub v: u64,
+    /// Open, live or finished.
+    pub phase: Phase,
+    /// The settings.
+    pub settings: GameSettings,
+    /// Seats W, B, Y.
+    pub seats: [Option<SeatInfo>; 3],
+    /// The state of play.
+    pub status: Status,
+    /// Every move so far, in order.
+    pub moves: Vec<String>,
+    /// The result, once finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResult>,
+}
+
+// ---------------------------------------------------------------------------
+// WebSocket messages
+// ---------------------------------------------------------------------------
+
+/// Client → server, over the game's WebSocket (`GET /api/games/{id}/ws`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMsg {
+    /// Must be the first message. `token` (a session token) makes the
+    /// connection act for that player's seat; without it, or for a player
+    /// without a seat, the connection watches. `v`: the last version held.
+    Hello {
+        /// The protocol version spoken.
+        protocol: u32,
+        /// A session token.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+        /// The last version the client holds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        v: Option<u64>,
+    },
+    /// Play a move at ply `ply` (the `status.ply` the client saw).
+    Move {
+        /// The ply the client believes it moves at.
+        ply: u32,
+        /// The move, e.g. `W72-W54`.
+        mv: String,
+    },
+    /// Resign.
+    Resign,
+    /// Offer a draw.
+    OfferDraw,
+    /// Answer the pending draw offer.
+    AnswerDraw {
+        /// Accept?
+        accept: bool,
+    },
+    /// Write in a chat channel.
+    Chat {
+        /// The channel.
+        channel: Channel,
+        /// The line.
+        text: String,
+    },
+    /// Heartbeat from the client; answered with `pong` with the same `n`.
+    Ping {
+        /// Any number.
+        n: u64,
+    },
+    /// Answer to the server's `ping` (the round trip feeds lag compensation).
+    Pong {
+        /// The `n` of the server's ping.
+        n: u64,
+    },
+}
+
+/// The role of a connection in a game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Acts for a seat.
+    Player,
+    /// Watches.
+    Spectator,
+}
+
+/// Server → client.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// The answer to `hello`: who the connection is. Then come either the
+    /// missed events or a snapshot.
+    Welcome {
+        /// The protocol version.
+        protocol: u32,
+        /// The game id.
+        game: String,
+        /// Player or spectator.
+        role: Role,
+        /// The seat acted for.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        side: Option<Side>,
+        /// The game's current version.
+        v: u64,
+    },
+    /// The whole state; it replaces whatever the client held, including `v`.
+    Snapshot {
+        /// The state.
+        game: Box<Snapshot>,
+    },
+    /// A game event with its version; `event` is absent when this viewer may not see it.
+    Event {
+        /// The version.
+        v: u64,
+        /// The event.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        event: Option<Box<GameEvent>>,
+    },
+    /// Something the client sent was refused; nothing changed.
+    Error {
+        /// Stable code.
+        code: ErrorCode,
+        /// Human words.
+        message: String,
+    },
+    /// Heartbeat from the server: answer with `pong`.
+    Ping {
+        /// Echo this.
+        n: u64,
+    },
+    /// Answer to the client's `ping`.
+    Pong {
+        /// The client's `n`.
+        n: u64,
+        /// The round trip the server last measured for this connection, ms.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rtt_ms: Option<u64>,
+    },
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+/// Stable error codes, shared by the WebSocket and the HTTP API.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Not JSON, or not a known message.
+    BadMessage,
+    /// A frame above 8 KB.
+    FrameTooLarge,
+    /// Too many messages.
+    RateLimited,
+    /// `hello` with another protocol version.
+    UnsupportedProtocol,
+    /// Something other than `hello` first, or a second `hello`.
+    HelloFirst,
+    /// The token is unknown (or missing where one is required).
+    Unauthorized,
+    /// Not allowed (e.g. bad Origin).
+    Forbidden,
+    /// A spectator (or a player without a seat here) tried to act.
+    NotAPlayer,
+    /// The game has not started.
+    NotStarted,
+    /// The game is over.
+    GameOver,
+    /// The seat's side has left the game.
+    NotLive,
+    /// Not this side's turn.
+    NotYourTurn,
+    /// The move text does not parse.
+    BadMove,
+    /// The move is illegal here.
+    IllegalMove,
+    /// The move's ply is not the current one.
+    StaleMove,
+    /// This very move was already played at that ply.
+    DuplicateMove,
+    /// No draw offers left.
+    NoOffersLeft,
+    /// A draw offer is pending.
+    OfferPending,
+    /// No offer to answer.
+    NothingToAnswer,
+    /// The players' chat is switched off for this game.
+    ChatDisabled,
+    /// Chat text empty or too long, or the wrong channel for this role.
+    BadChat,
+    /// No such thing.
+    NotFound,
+    /// The request is malformed.
+    BadRequest,
+    /// The seat is taken.
+    SeatTaken,
+    /// The game has no free seat, or the player already sits in it.
+    AlreadySeated,
+    /// The username exists.
+    UsernameTaken,
+    /// Wrong username or password.
+    BadCredentials,
+    /// Too many unfinished games for this session.
+    TooManyGames,
+    /// The game is not accepting seats.
+    NotOpen,
+    /// A server fault (details are logged, not sent).
+    Internal,
+    /// The server is shutting down.
+    ShuttingDown,
+}
+
+impl ErrorCode {
+    /// The code as it appears on the wire.
+    pub fn as_str(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    }
+}
+
+/// An error body: `{"code": "...", "message": "..."}` (HTTP), and the
+/// content of [`ServerMsg::Error`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// Stable code.
+    pub code: ErrorCode,
+    /// Human words.
+    pub message: String,
+}
+
+// ---------------------------------------------------------------------------
+// HTTP API bodies
+// ---------------------------------------------------------------------------
+
+/// `POST /api/accounts` and `POST /api/login`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Credentials {
+    /// 3–32 characters: letters, digits, `_`, `-`.
+    pub username: String,
+    /// 8–128 characters.
+    pub password: String,
+}
+
+/// A session (`POST /api/sessions`, `/api/accounts`, `/api/login`). The
+/// token goes in `Authorization: Bearer TOKEN` and in `hello`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    /// The session token (256 random bits, hex).
+    pub token: String,
+    /// The player's id.
+    pub player: String,
+    /// The display name.
+    pub name: String,
+    /// Whether the player has an account (false: guest).
+    pub account: bool,
+}
+
+/// `POST /api/games`: every field optional.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateGame {
+    /// Default: 10 min + 5 s.
+    #[serde(default)]
+    pub time_control: Option<TimeControl>,
+    /// Default: ccw.
+    #[serde(default)]
+    pub direction: Option<Direction>,
+    /// Default: true.
+    #[serde(default)]
+    pub public: Option<bool>,
+    /// Default: true.
+    #[serde(default)]
+    pub players_chat: Option<bool>,
+    /// Default: the server's (60 s).
+    #[serde(default)]
+    pub grace_ms: Option<u64>,
+}
+
+/// `POST /api/games/{id}/join`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinGame {
+    /// The seat wanted; the first free one in W, B, Y order if absent.
+    #[serde(default)]
+    pub side: Option<Side>,
+}
+
+/// The answer to a join.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Joined {
+    /// The game.
+    pub game: String,
+    /// The seat taken.
+    pub side: Side,
+}
+
+/// A line of the lobby (`GET /api/games`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSummary {
+    /// The game id.
+    pub id: String,
+    /// Open, live or finished.
+    pub phase: Phase,
+    /// The settings.
+    pub settings: GameSettings,
+    /// Seats W, B, Y.
+    pub seats: [Option<SeatInfo>; 3],
+    /// Moves played.
+    pub ply: u32,
+}
+
+/// One move of the record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordMove {
+    /// Ply number, from 0.
+    pub ply: u32,
+    /// Who moved.
+    pub side: Side,
+    /// The move.
+    pub mv: String,
+    /// Time charged, ms.
+    pub spent_ms: u64,
+    /// Main time left per side after the move, ms.
+    pub clocks_ms: [u64; 3],
+    /// Byo-yomi periods left per side after the move.
+    pub periods: [u32; 3],
+}
+
+/// One accepted event of the record (moves, requests, answers, timeouts, abandonment).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordEvent {
+    /// Order in the game, from 0.
+    pub seq: u64,
+    /// Who.
+    pub side: Side,
+    /// `move W72-W54`, `resign`, `offer_draw`, `accept_draw`, `decline_draw`, `timeout`, `abandon`.
+    pub action: String,
+    /// Game time, ms (paused while the server was down).
+    pub at_ms: u64,
+    /// Wall-clock time, ms since the Unix epoch.
+    pub wall_ms: i64,
+}
+
+/// One chat line of the record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordChat {
+    /// The channel.
+    pub channel: Channel,
+    /// The writer's display name.
+    pub from: String,
+    /// The line.
+    pub text: String,
+    /// Wall-clock time, ms since the Unix epoch.
+    pub wall_ms: i64,
+}
+
+/// `GET /api/games/{id}/record`: the complete record, read from the store.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// The game id.
+    pub id: String,
+    /// Open, live or finished.
+    pub phase: Phase,
+    /// The settings.
+    pub settings: GameSettings,
+    /// The start position (RULES §7 text).
+    pub initial_position: String,
+    /// Seats W, B, Y.
+    pub seats: [Option<SeatInfo>; 3],
+    /// Moves with time spent and clocks after each.
+    pub moves: Vec<RecordMove>,
+    /// Every accepted event.
+    pub events: Vec<RecordEvent>,
+    /// Chat lines.
+    pub chat: Vec<RecordChat>,
+    /// The result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResult>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_messages_round_trip() {
+        let cases = [
+            (r#"{"type":"hello","protocol":1,"token":"ab","v":3}"#, None),
+            (r#"{"type":"move","ply":0,"mv":"W72-W54"}"#, None),
+            (r#"{"type":"resign"}"#, None),
+            (r#"{"type":"offer_draw"}"#, None),
+            (r#"{"type":"answer_draw","accept":true}"#, None),
+            (r#"{"type":"chat","channel":"players","text":"hi"}"#, None),
+            (r#"{"type":"ping","n":7}"#, None),
+            (r#"{"type":"pong","n":7}"#, None),
+            (r#"{"type":"move","ply":0}"#, Some(())),
+            (r#"{"type":"fly"}"#, Some(())),
+        ];
+        for (text, err) in cases {
+            let parsed = serde_json::from_str::<ClientMsg>(text);
+            assert_eq!(parsed.is_err(), err.is_some(), "{text}");
+            if let Ok(m) = parsed {
+                let back = serde_json::to_string(&m).unwrap();
+                assert_eq!(serde_json::from_str::<ClientMsg>(&back).unwrap(), m);
+            }
+        }
+    }
+
+    #[test]
+    fn bare_event_has_only_a_version() {
+        let m = ServerMsg::Event { v: 12, event: None };
+        assert_eq!(serde_json::to_string(&m).unwrap(), r#"{"type":"event","v":12}"#);
+    }
+
+    #[test]
+    fn error_codes_are_snake_case() {
+        assert_eq!(ErrorCode::NotYourTurn.as_str(), "not_your_turn");
+        let e = ServerMsg::Error {
+            code: ErrorCode::StaleMove,
+            message: "x".into(),
+        };
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            r#"{"type":"error","code":"stale_move","message":"x"}"#
+        );
+    }
+
+    #[test]
+    fn sides_convert_both_ways() {
+        for s in engine::Side::ALL {
+            assert_eq!(engine::Side::from(Side::from(s)), s);
+            assert_eq!(Side::parse(Side::from(s).as_str()), Some(Side::from(s)));
+        }
+    }
+}

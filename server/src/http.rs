@@ -1,0 +1,314 @@
+//! The HTTP API (JSON): sessions, accounts, games, the lobby, records; plus
+//! `/healthz`, `/metrics` and the OpenAPI description.
+
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use protocol::{
+    CreateGame, Credentials, ErrorCode, GameRecord, GameSettings, GameSummary, JoinGame, Joined, Phase, Session,
+    Snapshot,
+};
+use serde::Deserialize;
+
+use crate::AppState;
+use crate::error::ApiError;
+use crate::room::core::Room;
+use crate::store::{Player, StoreError};
+
+/// The longest grace period a game may ask for.
+const MAX_GRACE_MS: u64 = 24 * 3600 * 1000;
+
+/// The router of the whole server.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .route("/api/openapi.json", get(openapi))
+        .route("/api/sessions", post(create_guest))
+        .route("/api/accounts", post(create_account))
+        .route("/api/login", post(login))
+        .route("/api/me", get(me))
+        .route("/api/games", post(create_game).get(list_games))
+        .route("/api/games/{id}", get(game_state))
+        .route("/api/games/{id}/join", post(join_game))
+        .route("/api/games/{id}/record", get(game_record))
+        .route("/api/games/{id}/ws", get(crate::ws::upgrade))
+        .layer(DefaultBodyLimit::max(16 * 1024))
+        .with_state(state)
+}
+
+/// `n` random bytes as hex.
+pub fn random_hex(n: usize) -> String {
+    let bytes: Vec<u8> = (0..n).map(|_| rand::random::<u8>()).collect();
+    hex::encode(bytes)
+}
+
+/// A game id: 12 characters of a 32-letter alphabet (60 bits).
+fn game_id() -> String {
+    const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    (0..12)
+        .map(|_| ALPHABET[rand::random_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+    b.map(|Json(t)| t)
+        .map_err(|e| ApiError::new(ErrorCode::BadRequest, e.body_text()))
+}
+
+/// The player of the request's `Authorization: Bearer TOKEN`.
+#[derive(Debug)]
+pub struct Authed(pub Player);
+
+impl FromRequestParts<AppState> for Authed {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let token = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| h.strip_prefix("Bearer "))
+            .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "an Authorization: Bearer token is needed"))?;
+        match state.store.player_by_token(token.trim()).await? {
+            Some(p) => Ok(Authed(p)),
+            None => Err(ApiError::new(ErrorCode::Unauthorized, "unknown session token")),
+        }
+    }
+}
+
+async fn healthz(State(s): State<AppState>) -> impl IntoResponse {
+    if s.store.ping().await {
+        (StatusCode::OK, "ok\n")
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "store unreachable\n")
+    }
+}
+
+async fn metrics(State(s): State<AppState>) -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        s.metrics.render(),
+    )
+}
+
+async fn openapi() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        include_str!("openapi.json"),
+    )
+}
+
+fn session(token: String, p: &Player) -> Session {
+    Session {
+        token,
+        player: p.id.clone(),
+        name: p.name.clone(),
+        account: p.account,
+    }
+}
+
+async fn create_guest(State(s): State<AppState>) -> Result<impl IntoResponse, ApiError> {
+    let p = Player {
+        id: random_hex(8),
+        name: format!("guest-{}", random_hex(3)),
+        account: false,
+    };
+    let token = random_hex(32);
+    s.store.create_player(&p.id, &p.name, None, &token).await?;
+    Ok((StatusCode::CREATED, Json(session(token, &p))))
+}
+
+fn check_credentials(c: &Credentials) -> Result<(), ApiError> {
+    let u = &c.username;
+    if !(3..=32).contains(&u.chars().count())
+        || !u.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')
+    {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            "a username has 3 to 32 letters, digits, '_' or '-'",
+        ));
+    }
+    if !(8..=128).contains(&c.password.chars().count()) {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            "a password has 8 to 128 characters",
+        ));
+    }
+    Ok(())
+}
+
+async fn create_account(
+    State(s): State<AppState>,
+    b: Result<Json<Credentials>, JsonRejection>,
+) -> Result<impl IntoResponse, ApiError> {
+    let c = body(b)?;
+    check_credentials(&c)?;
+    let password = c.password.clone();
+    // Argon2 is deliberately slow: keep it off the async workers.
+    let hash = tokio::task::spawn_blocking(move || {
+        let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(|e| e.to_string())?;
+        argon2::Argon2::default()
+            .hash_password(password.as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .map_err(|e| e.to_string())
+    })
+    .await
+    .map_err(|e| StoreError::Corrupt(e.to_string()))?
+    .map_err(StoreError::Corrupt)?;
+    let p = Player {
+        id: random_hex(8),
+        name: c.username.clone(),
+        account: true,
+    };
+    let token = random_hex(32);
+    match s
+        .store
+        .create_player(&p.id, &p.name, Some((&c.username, &hash)), &token)
+        .await
+    {
+        Ok(()) => Ok((StatusCode::CREATED, Json(session(token, &p)))),
+        Err(StoreError::Conflict) => Err(ApiError::new(
+            ErrorCode::UsernameTaken,
+            format!("the username {:?} is taken", c.username),
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+async fn login(
+    State(s): State<AppState>,
+    b: Result<Json<Credentials>, JsonRejection>,
+) -> Result<Json<Session>, ApiError> {
+    let c = body(b)?;
+    let bad = || ApiError::new(ErrorCode::BadCredentials, "wrong username or password");
+    let Some((p, hash)) = s.store.account(&c.username).await? else {
+        return Err(bad());
+    };
+    let ok = tokio::task::spawn_blocking(move || {
+        PasswordHash::new(&hash)
+            .map(|h| {
+                argon2::Argon2::default()
+                    .verify_password(c.password.as_bytes(), &h)
+                    .is_ok()
+            })
+            .unwrap_or(false)
+    })
+    .await
+    .unwrap_or(false);
+    if !ok {
+        return Err(bad());
+    }
+    let token = random_hex(32);
+    s.store.create_session(&p.id, &token).await?;
+    Ok(Json(session(token, &p)))
+}
+
+async fn me(Authed(p): Authed) -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "player": p.id, "name": p.name, "account": p.account }))
+}
+
+async fn create_game(
+    State(s): State<AppState>,
+    Authed(p): Authed,
+    b: Result<Json<CreateGame>, JsonRejection>,
+) -> Result<impl IntoResponse, ApiError> {
+    let c = body(b)?;
+    let tc = c.time_control.unwrap_or_default();
+    if tc.base_ms == 0 && tc.byoyomi.is_none_or(|b| b.periods == 0 || b.period_ms == 0) {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            "the time control gives no time at all",
+        ));
+    }
+    if tc.per_move_ms == Some(0) {
+        return Err(ApiError::new(ErrorCode::BadRequest, "per_move_ms must be positive"));
+    }
+    let grace_ms = c.grace_ms.unwrap_or(s.config.grace.as_millis() as u64);
+    if grace_ms > MAX_GRACE_MS {
+        return Err(ApiError::new(ErrorCode::BadRequest, "grace_ms is at most a day"));
+    }
+    if s.store.active_games_created_by(&p.id).await? >= s.config.max_games_per_session {
+        return Err(ApiError::new(
+            ErrorCode::TooManyGames,
+            format!("at most {} unfinished games per player", s.config.max_games_per_session),
+        ));
+    }
+    let settings = GameSettings {
+        time_control: tc,
+        direction: c.direction.unwrap_or_default(),
+        public: c.public.unwrap_or(true),
+        players_chat: c.players_chat.unwrap_or(true),
+        grace_ms,
+    };
+    let id = game_id();
+    let room = Room::new(id.clone(), settings.clone());
+    let initial = engine::format_position(room.game().initial_position());
+    s.store.create_game(&id, &p.id, &settings, &initial).await?;
+    let handle = s.rooms.start(room, Default::default(), 0).await?;
+    let snap = handle.snapshot().await?;
+    Ok((StatusCode::CREATED, Json(snap)))
+}
+
+#[derive(Debug, Deserialize)]
+struct ListQuery {
+    phase: Option<String>,
+}
+
+async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Result<Json<Vec<GameSummary>>, ApiError> {
+    let phase = match q.phase.as_deref() {
+        None => Phase::Open,
+        Some(p) => {
+            Phase::parse(p).ok_or_else(|| ApiError::new(ErrorCode::BadRequest, "phase is open, live or finished"))?
+        }
+    };
+    let mut games = s.store.list_games(phase, 100).await?;
+    // Seats' presence is known by the rooms, not the store.
+    for g in &mut games {
+        if let Ok(Some(h)) = s.rooms.get(&g.id).await
+            && let Ok(snap) = h.snapshot().await
+        {
+            g.seats = snap.seats;
+            g.ply = snap.status.ply;
+        }
+    }
+    Ok(Json(games))
+}
+
+async fn room(s: &AppState, id: &str) -> Result<crate::room::RoomHandle, ApiError> {
+    if id.len() > 64 {
+        return Err(ApiError::new(ErrorCode::NotFound, "no such game"));
+    }
+    s.rooms
+        .get(id)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))
+}
+
+async fn game_state(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<Snapshot>, ApiError> {
+    Ok(Json(room(&s, &id).await?.snapshot().await?))
+}
+
+async fn join_game(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Authed(p): Authed,
+    b: Result<Json<JoinGame>, JsonRejection>,
+) -> Result<Json<Joined>, ApiError> {
+    let j = body(b)?;
+    let side = room(&s, &id).await?.join(p, j.side).await?;
+    Ok(Json(Joined { game: id, side }))
+}
+
+async fn game_record(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<GameRecord>, ApiError> {
+    s.store
+        .record(&id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))
+}

@@ -1,0 +1,174 @@
+//! The Sanguo game server as a library: `main` parses the configuration and
+//! calls [`run`]; tests start the very same server on `127.0.0.1:0`.
+//!
+//! Layers, one job each: the accept loop (axum) → HTTP handlers ([`http`]) or
+//! a WebSocket connection ([`ws`]: framing, limits, heartbeat) → the game's
+//! room task ([`room`]: decisions in [`room::core`]) → the store ([`store`]).
+
+pub mod error;
+pub mod http;
+pub mod metrics;
+pub mod room;
+pub mod store;
+pub mod ws;
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::metrics::Metrics;
+use crate::room::{RoomContext, Rooms};
+use crate::store::Store;
+
+/// Server configuration (the `serve` subcommand fills it from flags and env).
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `postgres://…` or `sqlite://…`; `None`: the SQLite file `sqlite_path`.
+    pub database_url: Option<String>,
+    /// The SQLite file used when `database_url` is `None`.
+    pub sqlite_path: PathBuf,
+    /// Default disconnection grace period for new games.
+    pub grace: Duration,
+    /// Interval between the server's heartbeat pings; a connection silent
+    /// for three intervals is closed.
+    pub ping_interval: Duration,
+    /// Origins allowed to open WebSockets besides the server's own host;
+    /// `*` allows any.
+    pub allowed_origins: Vec<String>,
+    /// Unfinished games one player may have created.
+    pub max_games_per_session: i64,
+    /// Messages per second a connection may send (sustained).
+    pub messages_per_second: u32,
+    /// Messages a connection may send in a burst.
+    pub message_burst: u32,
+    /// Messages queued towards one connection before it counts as too slow.
+    pub outbound_queue: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            database_url: None,
+            sqlite_path: PathBuf::from("sanguo.sqlite"),
+            grace: Duration::from_secs(60),
+            ping_interval: Duration::from_secs(15),
+            allowed_origins: Vec::new(),
+            max_games_per_session: 10,
+            messages_per_second: 20,
+            message_burst: 40,
+            outbound_queue: 256,
+        }
+    }
+}
+
+impl Config {
+    /// The database URL in use.
+    pub fn database_url(&self) -> String {
+        match &self.database_url {
+            Some(u) => u.clone(),
+            None => format!("sqlite://{}?mode=rwc", self.sqlite_path.display()),
+        }
+    }
+}
+
+/// Everything a handler needs; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    /// Configuration.
+    pub config: Arc<Config>,
+    /// The store.
+    pub store: Store,
+    /// The rooms.
+    pub rooms: Arc<Rooms>,
+    /// Metrics.
+    pub metrics: Metrics,
+    /// Tracks WebSocket tasks (and rooms) for graceful shutdown.
+    pub tracker: TaskTracker,
+    /// Cancelled at shutdown.
+    pub shutdown: CancellationToken,
+    /// Connection ids.
+    pub next_conn: Arc<AtomicU64>,
+}
+
+/// A startup failure.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The store could not be opened or migrated.
+    #[error("store: {0}")]
+    Store(#[from] store::StoreError),
+    /// Serving failed.
+    #[error("io: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Opens the store, restores unfinished games and builds the state.
+pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
+    let metrics = Metrics::default();
+    let store = Store::connect(&config.database_url(), metrics.clone()).await?;
+    let tracker = TaskTracker::new();
+    let shutdown = CancellationToken::new();
+    let rooms = Rooms::new(RoomContext {
+        store: store.clone(),
+        metrics: metrics.clone(),
+        tracker: tracker.clone(),
+        shutdown: shutdown.clone(),
+    });
+    let restored = rooms.restore_all().await?;
+    tracing::info!(restored, "unfinished games restored");
+    Ok(AppState {
+        config: Arc::new(config),
+        store,
+        rooms,
+        metrics,
+        tracker,
+        shutdown,
+        next_conn: Arc::new(AtomicU64::new(1)),
+    })
+}
+
+/// Serves until `shutdown` completes, then stops gracefully: no new
+/// connections, every WebSocket and room task told to stop and awaited (rooms
+/// only ever stop between commits), then the store is closed.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let state = prepare(config).await?;
+    serve(listener, state, shutdown).await
+}
+
+/// [`run`] with a prepared state.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let token = state.shutdown.clone();
+    let tracker = state.tracker.clone();
+    let store = state.store.clone();
+    tracing::info!(addr = %listener.local_addr()?, "listening");
+    let app = http::app(state);
+    let stop = token.clone();
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            tokio::select! {
+                _ = shutdown => {}
+                _ = stop.cancelled() => {}
+            }
+            stop.cancel();
+        })
+        .await?;
+    token.cancel();
+    tracker.close();
+    tracker.wait().await;
+    store.close().await;
+    tracing::info!("stopped");
+    Ok(())
+}

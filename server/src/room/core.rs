@@ -1,0 +1,797 @@
+//! The decisions of a room, as a synchronous state machine:
+//! `(state, command, now) -> Step`. No IO and no clock: the actor
+//! ([`super::actor`]) reads the time, commits the step's writes and only then
+//! sends its events. Tests drive it with any times they like.
+//!
+//! Time is *game time*: milliseconds that run only while the room runs. A
+//! restored room continues from the last stored event's time, so the engine's
+//! event times never go back and the clocks stand still while the server is
+//! down.
+
+use std::collections::{HashMap, VecDeque};
+
+use engine::clock::{Clocks, TimeControl};
+use engine::{Action, Effect, Event, Game, GameError, format_position, parse_move, parse_position};
+use protocol::{
+    Channel, Counters, ErrorBody, ErrorCode, GameEvent, GameResult, GameSettings, MAX_CHAT_CHARS, PendingOffer, Phase,
+    Request, SeatInfo, ServerMsg, Side, Snapshot, Status,
+};
+
+use crate::store::{EventRow, Op, Player, StoredGame};
+
+/// Events kept in memory for reconnecting clients; older ones cost a snapshot.
+pub const LOG_KEEP: usize = 256;
+/// Lag compensation (lichess's quota): the most credited on one move, ms.
+pub const LAG_CREDIT_MAX: u64 = 500;
+/// The quota a side starts with and can bank at most, ms.
+pub const LAG_QUOTA_MAX: u64 = 1_000;
+/// Quota regained per move, ms.
+pub const LAG_QUOTA_GAIN: u64 = 100;
+/// Chat: lines a writer may send in a burst, then one per `CHAT_REFILL_MS`.
+pub const CHAT_BURST: u32 = 5;
+/// Chat refill period, ms.
+pub const CHAT_REFILL_MS: u64 = 2_000;
+
+/// Who may see an event.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Audience {
+    /// Everyone.
+    All,
+    /// Connections acting for a seat.
+    Players,
+    /// Connections watching.
+    Spectators,
+}
+
+impl Audience {
+    /// Whether a connection with this seat (or none) sees the event.
+    pub fn admits(self, side: Option<Side>) -> bool {
+        match self {
+            Audience::All => true,
+            Audience::Players => side.is_some(),
+            Audience::Spectators => side.is_none(),
+        }
+    }
+}
+
+/// An event with its version and audience.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Logged {
+    /// The version.
+    pub v: u64,
+    /// Who sees it.
+    pub audience: Audience,
+    /// The event.
+    pub event: GameEvent,
+}
+
+impl Logged {
+    /// The message for a connection with this seat (a bare version if hidden).
+    pub fn message_for(&self, side: Option<Side>) -> ServerMsg {
+        ServerMsg::Event {
+            v: self.v,
+            event: self.audience.admits(side).then(|| Box::new(self.event.clone())),
+        }
+    }
+}
+
+/// What a player does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Act {
+    /// A move at a ply.
+    Move {
+        /// The ply the client saw.
+        ply: u32,
+        /// Move text.
+        mv: String,
+    },
+    /// Resign.
+    Resign,
+    /// Offer a draw.
+    OfferDraw,
+    /// Answer the offer.
+    AnswerDraw(bool),
+}
+
+/// What a step asks of the actor: commit `ops` (with the new version), then
+/// send `events` to every connection, then answer the sender.
+#[derive(Debug, Default)]
+pub struct Step {
+    /// Writes to commit first.
+    pub ops: Vec<Op>,
+    /// Events to broadcast after the commit.
+    pub events: Vec<Logged>,
+    /// Moves accepted in this step (for metrics).
+    pub moves: u32,
+}
+
+impl Step {
+    /// Whether there is nothing to commit nor send.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty() && self.events.is_empty()
+    }
+}
+
+fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
+    ErrorBody {
+        code,
+        message: message.into(),
+    }
+}
+
+/// Token bucket for chat.
+#[derive(Copy, Clone, Debug)]
+struct Bucket {
+    tokens: u32,
+    last: u64,
+}
+
+/// The state of one game's room.
+#[derive(Debug)]
+pub struct Room {
+    /// The game id.
+    pub id: String,
+    /// Fixed settings.
+    pub settings: GameSettings,
+    /// Open, live, finished.
+    pub phase: Phase,
+    game: Game,
+    clocks: Clocks,
+    seats: [Option<Player>; 3],
+    /// Live connections per seat.
+    online: [u32; 3],
+    /// When an absent seat will have abandoned (game time).
+    absent_deadline: [Option<u64>; 3],
+    /// The last version handed out.
+    v: u64,
+    log: VecDeque<Logged>,
+    /// Moves in order, to tell stale from duplicated moves.
+    moves: Vec<(Side, String)>,
+    /// Lag quota per side, ms.
+    lag_quota: [u64; 3],
+    /// The last lag a side's connection reported, ms.
+    lag_seen: [u64; 3],
+    chat: HashMap<String, Bucket>,
+}
+
+fn tc(settings: &GameSettings) -> TimeControl {
+    settings.time_control.into()
+}
+
+fn action_text(a: Action) -> String {
+    match a {
+        Action::Move(m) => format!("move {m}"),
+        Action::Resign => "resign".into(),
+        Action::OfferDraw => "offer_draw".into(),
+        Action::AnswerDraw { accept: true } => "accept_draw".into(),
+        Action::AnswerDraw { accept: false } => "decline_draw".into(),
+        Action::Timeout => "timeout".into(),
+        Action::Abandon => "abandon".into(),
+    }
+}
+
+fn parse_action(s: &str) -> Option<Action> {
+    Some(match s {
+        "resign" => Action::Resign,
+        "offer_draw" => Action::OfferDraw,
+        "accept_draw" => Action::AnswerDraw { accept: true },
+        "decline_draw" => Action::AnswerDraw { accept: false },
+        "timeout" => Action::Timeout,
+        "abandon" => Action::Abandon,
+        _ => Action::Move(parse_move(s.strip_prefix("move ")?).ok()?),
+    })
+}
+
+fn game_error(e: &GameError) -> ErrorBody {
+    let code = match e {
+        GameError::Finished => ErrorCode::GameOver,
+        GameError::NotLive(_) => ErrorCode::NotLive,
+        GameError::NotYourTurn { .. } => ErrorCode::NotYourTurn,
+        GameError::Illegal(_) => ErrorCode::IllegalMove,
+        GameError::NoOffersLeft(..) => ErrorCode::NoOffersLeft,
+        GameError::OfferPending(_) => ErrorCode::OfferPending,
+        GameError::NothingToAnswer(_) => ErrorCode::NothingToAnswer,
+        GameError::TimeWentBack { .. } => ErrorCode::Internal,
+    };
+    err(code, e.to_string())
+}
+
+impl Room {
+    /// A new open game.
+    pub fn new(id: String, settings: GameSettings) -> Room {
+        let game = Game::new(settings.direction.into());
+        let clocks = Clocks::new(tc(&settings));
+        Room {
+            id,
+            settings,
+            phase: Phase::Open,
+            game,
+            clocks,
+            seats: Default::default(),
+            online: [0; 3],
+            absent_deadline: [None; 3],
+            v: 0,
+            log: VecDeque::new(),
+            moves: Vec::new(),
+            lag_quota: [LAG_QUOTA_MAX; 3],
+            lag_seen: [0; 3],
+            chat: HashMap::new(),
+        }
+    }
+
+    /// Rebuilds a room from the store at game time `now` (the last event's
+    /// time): the engine replays every event; clocks come back as stored after
+    /// the last move and the side to move's turn starts afresh; every seat gets
+    /// a fresh grace period. Returns the room and the step announcing it.
+    pub fn restore(stored: StoredGame) -> Result<(Room, Step, u64), String> {
+        let initial = parse_position(&stored.initial_position).map_err(|e| e.to_string())?;
+        let mut events = Vec::with_capacity(stored.events.len());
+        let mut moves = Vec::new();
+        let mut clocks = Clocks::new(tc(&stored.settings));
+        for e in &stored.events {
+            let action = parse_action(&e.action).ok_or_else(|| format!("bad action {:?}", e.action))?;
+            if let Action::Move(m) = action {
+                moves.push((e.side, m.to_string()));
+            }
+            if let Some((remaining, periods)) = e.clocks {
+                clocks = Clocks::restore(tc(&stored.settings), remaining, periods);
+            }
+            events.push(Event {
+                side: e.side.into(),
+                action,
+                at: e.at_ms,
+            });
+        }
+        let game = Game::replay(initial, engine::game::Limits::default(), &events)
+            .map_err(|(i, e)| format!("event {i} does not replay: {e}"))?;
+        let now = stored.events.last().map_or(0, |e| e.at_ms);
+        let mut room = Room {
+            id: stored.id,
+            settings: stored.settings,
+            phase: stored.phase,
+            game,
+            clocks,
+            seats: stored.seats,
+            online: [0; 3],
+            absent_deadline: [None; 3],
+            v: stored.v,
+            log: VecDeque::new(),
+            moves,
+            lag_quota: [LAG_QUOTA_MAX; 3],
+            lag_seen: [0; 3],
+            chat: HashMap::new(),
+        };
+        let mut step = Step::default();
+        if room.phase == Phase::Live && !room.game.is_finished() {
+            room.clocks.start_turn(room.game.position().turn(), now);
+            for s in room.game.position().live().iter() {
+                room.absent_deadline[s.index()] = Some(now + room.settings.grace_ms);
+            }
+            let status = room.status(now);
+            room.push(&mut step, Audience::All, GameEvent::Restored { status });
+        }
+        Ok((room, step, now))
+    }
+
+    /// The last version handed out.
+    pub fn v(&self) -> u64 {
+        self.v
+    }
+
+    /// The engine game.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The seat a player holds.
+    pub fn seat_of(&self, player: &str) -> Option<Side> {
+        Side::ALL
+            .into_iter()
+            .find(|s| self.seats[s.index()].as_ref().is_some_and(|p| p.id == player))
+    }
+
+    fn push(&mut self, step: &mut Step, audience: Audience, event: GameEvent) {
+        self.v += 1;
+        let logged = Logged {
+            v: self.v,
+            audience,
+            event,
+        };
+        if self.log.len() == LOG_KEEP {
+            self.log.pop_front();
+        }
+        self.log.push_back(logged.clone());
+        step.events.push(logged);
+    }
+
+    /// The state of play at `now`.
+    pub fn status(&self, now: u64) -> Status {
+        let pos = self.game.position();
+        let playing = self.phase == Phase::Live && !self.game.is_finished();
+        Status {
+            position: format_position(pos),
+            turn: pos.turn().into(),
+            live: pos.live_in_order().map(Side::from).collect(),
+            ply: self.game.plies(),
+            round: self.game.rounds_completed(),
+            legal_moves: if playing {
+                pos.legal_moves().iter().map(|m| m.to_string()).collect()
+            } else {
+                Vec::new()
+            },
+            clocks: self.clocks.view(now).map(protocol::Clock::from),
+            counters: Counters::of(&self.game),
+            pending_offer: self.game.pending_offer().map(|(by, waiting)| PendingOffer {
+                by: by.into(),
+                waiting: protocol::sides(waiting),
+            }),
+        }
+    }
+
+    fn seat_info(&self, side: Side) -> Option<SeatInfo> {
+        self.seats[side.index()].as_ref().map(|p| SeatInfo {
+            player: p.id.clone(),
+            name: p.name.clone(),
+            online: self.online[side.index()] > 0,
+        })
+    }
+
+    /// The full state at `now`.
+    pub fn snapshot(&self, now: u64) -> Snapshot {
+        Snapshot {
+            id: self.id.clone(),
+            v: self.v,
+            phase: self.phase,
+            settings: self.settings.clone(),
+            seats: Side::ALL.map(|s| self.seat_info(s)),
+            status: self.status(now),
+            moves: self.moves.iter().map(|(_, m)| m.clone()).collect(),
+            result: self.game.result().map(GameResult::from),
+        }
+    }
+
+    /// What a (re)connecting client holding version `last` must receive: the
+    /// missed events, or `None` when a snapshot is needed.
+    pub fn missed_since(&self, last: u64) -> Option<Vec<&Logged>> {
+        if last > self.v {
+            return None;
+        }
+        if last == self.v {
+            return Some(Vec::new());
+        }
+        let first = self.log.front()?.v;
+        if last + 1 < first {
+            return None;
+        }
+        Some(self.log.iter().filter(|l| l.v > last).collect())
+    }
+
+    /// When the room must look at the time again (a flag or the end of a grace period).
+    pub fn next_wakeup(&self) -> Option<u64> {
+        if self.phase != Phase::Live {
+            return None;
+        }
+        let flag = self.clocks.deadline().map(|(side, at)| {
+            let s: Side = side.into();
+            at + 1 + self.lag_allowance(s)
+        });
+        self.absent_deadline.iter().flatten().copied().chain(flag).min()
+    }
+
+    fn lag_allowance(&self, side: Side) -> u64 {
+        let i = side.index();
+        self.lag_seen[i].min(self.lag_quota[i]).min(LAG_CREDIT_MAX)
+    }
+
+    /// Takes a seat for a player.
+    pub fn join(
+        &mut self,
+        player: Player,
+        side: Option<Side>,
+        now: u64,
+        wall_ms: i64,
+    ) -> Result<(Side, Step), ErrorBody> {
+        if self.phase != Phase::Open {
+            return Err(err(ErrorCode::NotOpen, "the game is not waiting for players"));
+        }
+        if let Some(s) = self.seat_of(&player.id) {
+            return Err(err(ErrorCode::AlreadySeated, format!("you already sit at {s}")));
+        }
+        let side = match side {
+            Some(s) if self.seats[s.index()].is_some() => {
+                return Err(err(ErrorCode::SeatTaken, format!("seat {s} is taken")));
+            }
+            Some(s) => s,
+            None => Side::ALL
+                .into_iter()
+                .find(|s| self.seats[s.index()].is_none())
+                .ok_or_else(|| err(ErrorCode::NotOpen, "no free seat"))?,
+        };
+        let mut step = Step::default();
+        step.ops.push(Op::Seat {
+            side,
+            player: player.id.clone(),
+            wall_ms,
+        });
+        self.seats[side.index()] = Some(player);
+        let seat = self.seat_info(side).unwrap_or_else(|| unreachable_seat(side));
+        self.push(&mut step, Audience::All, GameEvent::Joined { side, seat });
+        if self.seats.iter().all(Option::is_some) {
+            self.phase = Phase::Live;
+            step.ops.push(Op::Phase {
+                phase: Phase::Live,
+                result: None,
+                wall_ms,
+            });
+            self.clocks.start_turn(self.game.position().turn(), now);
+            for s in Side::ALL {
+                if self.online[s.index()] == 0 {
+                    self.absent_deadline[s.index()] = Some(now + self.settings.grace_ms);
+                }
+            }
+            let status = self.status(now);
+            self.push(&mut step, Audience::All, GameEvent::Started { status });
+        }
+        Ok((side, step))
+    }
+
+    /// A connection for `side` (or a spectator) arrived.
+    pub fn connected(&mut self, side: Option<Side>) -> Step {
+        let mut step = Step::default();
+        let Some(side) = side else { return step };
+        let i = side.index();
+        self.online[i] += 1;
+        if self.online[i] == 1 && self.phase != Phase::Finished {
+            self.absent_deadline[i] = None;
+            self.push(
+                &mut step,
+                Audience::All,
+                GameEvent::Presence {
+                    side,
+                    online: true,
+                    grace_ms: None,
+                },
+            );
+        }
+        step
+    }
+
+    /// A connection for `side` (or a spectator) left.
+    pub fn disconnected(&mut self, side: Option<Side>, now: u64) -> Step {
+        let mut step = Step::default();
+        let Some(side) = side else { return step };
+        let i = side.index();
+        self.online[i] = self.online[i].saturating_sub(1);
+        if self.online[i] == 0 && self.phase != Phase::Finished {
+            let live = self.phase == Phase::Live && self.game.position().live().contains(side.into());
+            let grace = live.then_some(self.settings.grace_ms);
+            if live {
+                self.absent_deadline[i] = Some(now + self.settings.grace_ms);
+            }
+            self.push(
+                &mut step,
+                Audience::All,
+                GameEvent::Presence {
+                    side,
+                    online: false,
+                    grace_ms: grace,
+                },
+            );
+        }
+        step
+    }
+
+    /// A player acts for its seat. `lag_ms`: the connection's measured one-way lag.
+    pub fn act(&mut self, side: Side, act: Act, lag_ms: u64, now: u64, wall_ms: i64) -> Result<Step, ErrorBody> {
+        match self.phase {
+            Phase::Open => return Err(err(ErrorCode::NotStarted, "the game has not started")),
+            Phase::Finished => return Err(err(ErrorCode::GameOver, "the game is over")),
+            Phase::Live => {}
+        }
+        let es: engine::Side = side.into();
+        if !self.game.position().live().contains(es) {
+            return Err(err(ErrorCode::NotLive, format!("{side} is no longer in the game")));
+        }
+        self.lag_seen[side.index()] = lag_ms;
+        let action = match act {
+            Act::Move { ply, mv } => {
+                let current = self.game.plies();
+                if ply < current {
+                    let dup = self
+                        .moves
+                        .get(ply as usize)
+                        .is_some_and(|(s, m)| *s == side && *m == mv);
+                    return Err(if dup {
+                        err(
+                            ErrorCode::DuplicateMove,
+                            format!("{mv} was already played at ply {ply}; the game is at ply {current}"),
+                        )
+                    } else {
+                        err(
+                            ErrorCode::StaleMove,
+                            format!("ply {ply} is over; the game is at ply {current}"),
+                        )
+                    });
+                }
+                if ply > current {
+                    return Err(err(
+                        ErrorCode::StaleMove,
+                        format!("ply {ply} is ahead; the game is at ply {current}"),
+                    ));
+                }
+                let turn: Side = self.game.position().turn().into();
+                if turn != side {
+                    return Err(err(
+                        ErrorCode::NotYourTurn,
+                        format!("it is {turn}'s turn, not {side}'s"),
+                    ));
+                }
+                let m = parse_move(&mv).map_err(|e| err(ErrorCode::BadMove, format!("move {mv:?}: {e}")))?;
+                let mut probe = *self.game.position();
+                if let Err(e) = probe.play(m) {
+                    return Err(err(ErrorCode::IllegalMove, format!("{mv}: {e}")));
+                }
+                Action::Move(m)
+            }
+            Act::Resign => Action::Resign,
+            Act::OfferDraw => Action::OfferDraw,
+            Act::AnswerDraw(accept) => Action::AnswerDraw { accept },
+        };
+        let mut step = Step::default();
+        let mut spent = None;
+        let mut lag_credit = None;
+        let clocks_before = self.clocks.clone();
+        let quota_before = self.lag_quota;
+        if matches!(action, Action::Move(_)) {
+            let i = side.index();
+            let credit = lag_ms.min(self.lag_quota[i]).min(LAG_CREDIT_MAX);
+            match self.clocks.finish_turn(es, now, credit) {
+                Ok(s) => {
+                    self.lag_quota[i] = (self.lag_quota[i] - credit + LAG_QUOTA_GAIN).min(LAG_QUOTA_MAX);
+                    spent = Some(s);
+                    lag_credit = Some(credit);
+                }
+                Err(_) => {
+                    // Too late: the flag falls instead of the move.
+                    self.apply(es, Action::Timeout, now, wall_ms, None, &mut step)
+                        .map_err(|e| game_error(&e))?;
+                    return Ok(step);
+                }
+            }
+        }
+        if let Err(e) = self.apply(
+            es,
+            action,
+            now,
+            wall_ms,
+            spent.map(|s| (s, lag_credit.unwrap_or(0))),
+            &mut step,
+        ) {
+            // Refused by the engine: nothing changed, the clocks included.
+            self.clocks = clocks_before;
+            self.lag_quota = quota_before;
+            return Err(game_error(&e));
+        }
+        Ok(step)
+    }
+
+    /// Applies an engine event and turns its effects into writes and events.
+    fn apply(
+        &mut self,
+        side: engine::Side,
+        action: Action,
+        now: u64,
+        wall_ms: i64,
+        spent_lag: Option<(u64, u64)>,
+        step: &mut Step,
+    ) -> Result<(), GameError> {
+        let effects = self.game.apply(Event { side, action, at: now })?;
+        // Clocks: eliminated sides stop; the next side's turn starts.
+        for e in &effects {
+            if let Effect::Eliminated(d) = e {
+                self.clocks.remove(d.side);
+                self.absent_deadline[d.side.index()] = None;
+            }
+        }
+        let finished = self.game.is_finished();
+        if finished {
+            if let Some(s) = self.clocks.running() {
+                self.clocks.remove(s);
+            }
+            self.absent_deadline = [None; 3];
+        } else {
+            let turn = self.game.position().turn();
+            if matches!(action, Action::Move(_)) || self.clocks.running() != Some(turn) {
+                self.clocks.start_turn(turn, now);
+            }
+        }
+        let seq = self.game.events().len() as u64 - 1;
+        let first_v = self.v + 1;
+        let (spent_ms, lag_ms) = match spent_lag {
+            Some((s, l)) => (Some(s), Some(l)),
+            None => (None, None),
+        };
+        step.ops.push(Op::Event(EventRow {
+            seq,
+            v: first_v,
+            side: side.into(),
+            action: action_text(action),
+            at_ms: now,
+            wall_ms,
+            spent_ms,
+            lag_ms,
+            clocks: spent_ms.map(|_| (self.clocks.remaining(), self.clocks.periods_left())),
+        }));
+        let status = self.status(now);
+        let mut moved = false;
+        for e in effects {
+            let event = match e {
+                Effect::Moved { mv, outcome } => {
+                    moved = true;
+                    step.moves += 1;
+                    self.moves.push((outcome.mover.into(), mv.to_string()));
+                    GameEvent::Moved {
+                        side: outcome.mover.into(),
+                        mv: mv.to_string(),
+                        ply: self.moves.len() as u32 - 1,
+                        spent_ms: spent_ms.unwrap_or(0),
+                        captured: outcome.captured.map(|p| p.to_string()),
+                        checks: protocol::sides(outcome.checks),
+                        status: status.clone(),
+                    }
+                }
+                Effect::Warned { side, request } => GameEvent::Warned {
+                    side: side.into(),
+                    request: match request {
+                        engine::game::Request::Resign => Request::Resign,
+                        engine::game::Request::Draw => Request::Draw,
+                    },
+                },
+                Effect::Eliminated(d) => GameEvent::Eliminated(d.into()),
+                Effect::DrawOffered { by, to } => GameEvent::DrawOffered {
+                    by: by.into(),
+                    to: protocol::sides(to),
+                },
+                Effect::DrawAnswered { by, accept } => GameEvent::DrawAnswered { by: by.into(), accept },
+                Effect::DrawOfferLapsed { by } => GameEvent::DrawOfferLapsed { by: by.into() },
+                Effect::Finished(r) => {
+                    // The state first (the board as it ended), then the result.
+                    if !moved {
+                        moved = true;
+                        self.push(step, Audience::All, GameEvent::State { status: status.clone() });
+                    }
+                    GameEvent::Finished {
+                        result: GameResult::from(&r),
+                    }
+                }
+            };
+            self.push(step, Audience::All, event);
+        }
+        if !moved {
+            self.push(step, Audience::All, GameEvent::State { status });
+        }
+        if finished {
+            self.phase = Phase::Finished;
+            step.ops.push(Op::Phase {
+                phase: Phase::Finished,
+                result: self.game.result().map(GameResult::from),
+                wall_ms,
+            });
+        }
+        Ok(())
+    }
+
+    /// Looks at the time: flags and abandonments due by `now`.
+    pub fn tick(&mut self, now: u64, wall_ms: i64) -> Step {
+        let mut step = Step::default();
+        while self.phase == Phase::Live {
+            if let Some((side, _)) = self.clocks.deadline() {
+                let allowance = self.lag_allowance(side.into());
+                if self.clocks.flagged(now.saturating_sub(allowance)) == Some(side) {
+                    if self
+                        .apply(side, Action::Timeout, now, wall_ms, None, &mut step)
+                        .is_err()
+                    {
+                        break;
+                    }
+                    continue;
+                }
+            }
+            let due = Side::ALL
+                .into_iter()
+                .find(|s| self.absent_deadline[s.index()].is_some_and(|d| d <= now));
+            match due {
+                Some(s) => {
+                    self.absent_deadline[s.index()] = None;
+                    if self.game.position().live().contains(s.into()) {
+                        let _ = self.apply(s.into(), Action::Abandon, now, wall_ms, None, &mut step);
+                    }
+                }
+                None => break,
+            }
+        }
+        step
+    }
+
+    /// A chat line. `side`: the writer's seat in this game, if any.
+    pub fn chat(
+        &mut self,
+        player: &Player,
+        side: Option<Side>,
+        channel: Channel,
+        text: &str,
+        now: u64,
+        wall_ms: i64,
+    ) -> Result<Step, ErrorBody> {
+        let text = text.trim();
+        if text.is_empty() || text.chars().count() > MAX_CHAT_CHARS {
+            return Err(err(
+                ErrorCode::BadChat,
+                format!("a chat line has 1 to {MAX_CHAT_CHARS} characters"),
+            ));
+        }
+        let audience = match (channel, side) {
+            (Channel::Players, None) => {
+                return Err(err(
+                    ErrorCode::NotAPlayer,
+                    "only seated players write in the players' channel",
+                ));
+            }
+            (Channel::Players, Some(_)) if !self.settings.players_chat => {
+                return Err(err(ErrorCode::ChatDisabled, "the players' chat is off in this game"));
+            }
+            (Channel::Players, Some(_)) => Audience::Players,
+            (Channel::Spectators, Some(_)) if self.phase != Phase::Finished => {
+                return Err(err(
+                    ErrorCode::BadChat,
+                    "players cannot write to spectators during the game",
+                ));
+            }
+            (Channel::Spectators, _) => Audience::Spectators,
+        };
+        let b = self.chat.entry(player.id.clone()).or_insert(Bucket {
+            tokens: CHAT_BURST,
+            last: now,
+        });
+        let refill = (now.saturating_sub(b.last) / CHAT_REFILL_MS) as u32;
+        if refill > 0 {
+            b.tokens = (b.tokens + refill).min(CHAT_BURST);
+            b.last += u64::from(refill) * CHAT_REFILL_MS;
+        }
+        if b.tokens == 0 {
+            return Err(err(ErrorCode::RateLimited, "too many chat lines; wait a little"));
+        }
+        b.tokens -= 1;
+        let mut step = Step::default();
+        step.ops.push(Op::Chat {
+            v: self.v + 1,
+            channel,
+            player: player.id.clone(),
+            name: player.name.clone(),
+            text: text.to_owned(),
+            wall_ms,
+        });
+        self.push(
+            &mut step,
+            audience,
+            GameEvent::Chat {
+                channel,
+                from: player.name.clone(),
+                side,
+                text: text.to_owned(),
+            },
+        );
+        Ok(step)
+    }
+}
+
+fn unreachable_seat(side: Side) -> SeatInfo {
+    SeatInfo {
+        player: String::new(),
+        name: side.to_string(),
+        online: false,
+    }
+}
+
+#[cfg(test)]
+mod tests;

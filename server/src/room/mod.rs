@@ -1,0 +1,549 @@
+//! Rooms: one task owns each game (Alice Ryhl's actor pattern). Everyone
+//! else holds a [`RoomHandle`] and sends it messages; nothing locks the game.
+//!
+//! The task runs a loop: take a message or wake for a timer, ask the
+//! synchronous [`core::Room`] what it means, commit the step's writes, and only
+//! then send its events to the connections. A connection whose bounded queue
+//! is full is dropped (its client reconnects with its last version and
+//! catches up); it never stalls the room.
+
+pub mod core;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::ws::Utf8Bytes;
+use protocol::{Channel, ErrorBody, ErrorCode, PROTOCOL_VERSION, Role, ServerMsg, Side, Snapshot};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use self::core::{Act, Logged, Room, Step};
+use crate::metrics::Metrics;
+use crate::store::{Player, Store, StoreError, wall_ms};
+
+/// Room mailbox size. Senders wait when it is full (back-pressure on the
+/// connection that sends, not on the room).
+const MAILBOX: usize = 256;
+/// How long a finished game without connections stays in memory.
+const FINISHED_IDLE: Duration = Duration::from_secs(30);
+
+/// Serialises a server message once, to be shared by every connection.
+pub fn encode(msg: &ServerMsg) -> Utf8Bytes {
+    Utf8Bytes::from(serde_json::to_string(msg).unwrap_or_default())
+}
+
+/// A connection's side of the room: where its messages go.
+#[derive(Debug, Clone)]
+pub struct Outbox {
+    /// The bounded queue to the connection's writer.
+    pub tx: mpsc::Sender<Utf8Bytes>,
+    /// Cancelled by the room to drop a connection that cannot keep up.
+    pub kick: CancellationToken,
+}
+
+impl Outbox {
+    /// Queues a message; false if the queue is full or closed.
+    pub fn send(&self, msg: Utf8Bytes) -> bool {
+        self.tx.try_send(msg).is_ok()
+    }
+}
+
+/// What a connection learns when it joins a room.
+#[derive(Debug, Clone, Copy)]
+pub struct Welcome {
+    /// Player or spectator.
+    pub role: Role,
+    /// The seat acted for.
+    pub side: Option<Side>,
+}
+
+#[derive(Debug)]
+enum Msg {
+    Connect {
+        conn: u64,
+        player: Option<Player>,
+        last_v: Option<u64>,
+        outbox: Outbox,
+        reply: oneshot::Sender<Welcome>,
+    },
+    Disconnect {
+        conn: u64,
+    },
+    Act {
+        conn: u64,
+        act: Act,
+        lag_ms: u64,
+        received: Instant,
+    },
+    Chat {
+        conn: u64,
+        channel: Channel,
+        text: String,
+    },
+    Join {
+        player: Player,
+        side: Option<Side>,
+        reply: oneshot::Sender<Result<Side, ErrorBody>>,
+    },
+    Snapshot {
+        reply: oneshot::Sender<Snapshot>,
+    },
+}
+
+/// A handle to a room's task.
+#[derive(Debug, Clone)]
+pub struct RoomHandle {
+    tx: mpsc::Sender<Msg>,
+    generation: u64,
+}
+
+fn gone() -> ErrorBody {
+    ErrorBody {
+        code: ErrorCode::Internal,
+        message: "the room is gone; try again".into(),
+    }
+}
+
+impl RoomHandle {
+    /// Registers a connection; the room then sends it the welcome, the missed
+    /// events or a snapshot, and everything after.
+    pub async fn connect(
+        &self,
+        conn: u64,
+        player: Option<Player>,
+        last_v: Option<u64>,
+        outbox: Outbox,
+    ) -> Result<Welcome, ErrorBody> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Msg::Connect {
+                conn,
+                player,
+                last_v,
+                outbox,
+                reply,
+            })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())
+    }
+
+    /// The connection left.
+    pub async fn disconnect(&self, conn: u64) {
+        let _ = self.tx.send(Msg::Disconnect { conn }).await;
+    }
+
+    /// A player's action; errors go back on the connection's queue.
+    pub async fn act(&self, conn: u64, act: Act, lag_ms: u64) -> bool {
+        self.tx
+            .send(Msg::Act {
+                conn,
+                act,
+                lag_ms,
+                received: Instant::now(),
+            })
+            .await
+            .is_ok()
+    }
+
+    /// A chat line; errors go back on the connection's queue.
+    pub async fn chat(&self, conn: u64, channel: Channel, text: String) -> bool {
+        self.tx.send(Msg::Chat { conn, channel, text }).await.is_ok()
+    }
+
+    /// Takes a seat.
+    pub async fn join(&self, player: Player, side: Option<Side>) -> Result<Side, ErrorBody> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Msg::Join { player, side, reply })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+
+    /// The current state.
+    pub async fn snapshot(&self) -> Result<Snapshot, ErrorBody> {
+        let (reply, rx) = oneshot::channel();
+        self.tx.send(Msg::Snapshot { reply }).await.map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())
+    }
+}
+
+/// What every room needs from the server.
+#[derive(Debug, Clone)]
+pub struct RoomContext {
+    /// The store.
+    pub store: Store,
+    /// Metrics.
+    pub metrics: Metrics,
+    /// Tracks room tasks for graceful shutdown.
+    pub tracker: TaskTracker,
+    /// Cancelled at shutdown.
+    pub shutdown: CancellationToken,
+}
+
+/// The rooms in memory, by game id.
+#[derive(Debug)]
+pub struct Rooms {
+    /// A std mutex: held only to look up or insert, never across an await.
+    map: Mutex<HashMap<String, RoomHandle>>,
+    next_generation: AtomicU64,
+    ctx: RoomContext,
+}
+
+impl Rooms {
+    /// An empty registry.
+    pub fn new(ctx: RoomContext) -> Arc<Rooms> {
+        Arc::new(Rooms {
+            map: Mutex::new(HashMap::new()),
+            next_generation: AtomicU64::new(1),
+            ctx,
+        })
+    }
+
+    fn lookup(&self, id: &str) -> Option<RoomHandle> {
+        let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(id).filter(|h| !h.tx.is_closed()).cloned()
+    }
+
+    /// The room of a game, restored from the store if it is not in memory.
+    pub async fn get(self: &Arc<Self>, id: &str) -> Result<Option<RoomHandle>, StoreError> {
+        if let Some(h) = self.lookup(id) {
+            return Ok(Some(h));
+        }
+        let Some(stored) = self.ctx.store.load_game(id).await? else {
+            return Ok(None);
+        };
+        let (room, step, now) = Room::restore(stored).map_err(StoreError::Corrupt)?;
+        Ok(Some(self.start(room, step, now).await?))
+    }
+
+    /// Starts the task of a room (a new one, or one just restored with its
+    /// announcing step), unless another task got there first.
+    pub async fn start(self: &Arc<Self>, room: Room, step: Step, base_ms: u64) -> Result<RoomHandle, StoreError> {
+        if let Some(h) = self.lookup(&room.id) {
+            return Ok(h);
+        }
+        if !step.is_empty() {
+            self.ctx.store.commit(&room.id, room.v(), &step.ops).await?;
+        }
+        let (tx, rx) = mpsc::channel(MAILBOX);
+        let handle = RoomHandle {
+            tx,
+            generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
+        };
+        {
+            let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(h) = map.get(&room.id).filter(|h| !h.tx.is_closed()) {
+                return Ok(h.clone());
+            }
+            map.insert(room.id.clone(), handle.clone());
+        }
+        let actor = Actor {
+            live_counted: room.phase == protocol::Phase::Live,
+            room,
+            conns: HashMap::new(),
+            rx,
+            ctx: self.ctx.clone(),
+            base_ms,
+            epoch: Instant::now(),
+        };
+        let rooms = Arc::clone(self);
+        let generation = handle.generation;
+        self.ctx.metrics.rooms.fetch_add(1, Ordering::Relaxed);
+        self.ctx.tracker.spawn(async move {
+            let id = actor.room.id.clone();
+            actor.run().await;
+            let mut map = rooms.map.lock().unwrap_or_else(|e| e.into_inner());
+            if map.get(&id).is_some_and(|h| h.generation == generation) {
+                map.remove(&id);
+            }
+            rooms.ctx.metrics.rooms.fetch_sub(1, Ordering::Relaxed);
+        });
+        Ok(handle)
+    }
+
+    /// Restores every unfinished game of the store (at start).
+    pub async fn restore_all(self: &Arc<Self>) -> Result<usize, StoreError> {
+        let ids = self.ctx.store.unfinished_games().await?;
+        let mut n = 0;
+        for id in ids {
+            match self.get(&id).await {
+                Ok(Some(_)) => n += 1,
+                Ok(None) => {}
+                Err(e) => tracing::error!(game = %id, error = %e, "could not restore game"),
+            }
+        }
+        Ok(n)
+    }
+}
+
+#[derive(Debug)]
+struct Conn {
+    side: Option<Side>,
+    player: Option<Player>,
+    outbox: Outbox,
+}
+
+struct Actor {
+    room: Room,
+    conns: HashMap<u64, Conn>,
+    rx: mpsc::Receiver<Msg>,
+    ctx: RoomContext,
+    /// Game time at `epoch`.
+    base_ms: u64,
+    epoch: Instant,
+    /// Whether this room counts in the live-games gauge.
+    live_counted: bool,
+}
+
+impl Actor {
+    fn now(&self) -> u64 {
+        self.base_ms + self.epoch.elapsed().as_millis() as u64
+    }
+
+    fn instant_of(&self, game_ms: u64) -> Instant {
+        self.epoch + Duration::from_millis(game_ms.saturating_sub(self.base_ms))
+    }
+
+    async fn run(mut self) {
+        if self.live_counted {
+            self.ctx.metrics.live_games.fetch_add(1, Ordering::Relaxed);
+        }
+        loop {
+            // A finished game nobody watches leaves memory after a while; the
+            // record is in the store and a later visitor restores it.
+            let idle = self.room.phase == protocol::Phase::Finished && self.conns.is_empty();
+            let wake = self.room.next_wakeup().map(|ms| self.instant_of(ms));
+            let ok = tokio::select! {
+                _ = self.ctx.shutdown.cancelled() => break,
+                _ = tokio::time::sleep(FINISHED_IDLE), if idle => break,
+                msg = self.rx.recv() => match msg {
+                    Some(msg) => self.handle(msg).await,
+                    None => break,
+                },
+                _ = tokio::time::sleep_until(wake.unwrap_or_else(Instant::now)), if wake.is_some() => {
+                    let step = self.room.tick(self.now(), wall_ms());
+                    self.commit_and_send(step, None).await
+                }
+            };
+            if !ok {
+                break;
+            }
+            self.update_live_gauge();
+        }
+        if self.live_counted {
+            self.ctx.metrics.live_games.fetch_sub(1, Ordering::Relaxed);
+        }
+        for conn in self.conns.values() {
+            conn.outbox.kick.cancel();
+        }
+    }
+
+    fn update_live_gauge(&mut self) {
+        let live = self.room.phase == protocol::Phase::Live;
+        if live != self.live_counted {
+            self.live_counted = live;
+            let delta = if live { 1 } else { -1 };
+            self.ctx.metrics.live_games.fetch_add(delta, Ordering::Relaxed);
+        }
+    }
+
+    fn send_to(&self, conn: u64, msg: &ServerMsg) {
+        if let Some(c) = self.conns.get(&conn) {
+            let _ = c.outbox.send(encode(msg));
+        }
+    }
+
+    fn send_error(&self, conn: u64, e: ErrorBody) {
+        self.ctx.metrics.refused.fetch_add(1, Ordering::Relaxed);
+        self.send_to(
+            conn,
+            &ServerMsg::Error {
+                code: e.code,
+                message: e.message,
+            },
+        );
+    }
+
+    /// Handles one message; false when the room must stop.
+    async fn handle(&mut self, msg: Msg) -> bool {
+        match msg {
+            Msg::Connect {
+                conn,
+                player,
+                last_v,
+                outbox,
+                reply,
+            } => {
+                let side = player.as_ref().and_then(|p| self.room.seat_of(&p.id));
+                let role = if side.is_some() { Role::Player } else { Role::Spectator };
+                let now = self.now();
+                let welcome = ServerMsg::Welcome {
+                    protocol: PROTOCOL_VERSION,
+                    game: self.room.id.clone(),
+                    role,
+                    side,
+                    v: self.room.v(),
+                };
+                let mut ok = outbox.send(encode(&welcome));
+                match last_v.and_then(|v| self.room.missed_since(v)) {
+                    Some(missed) => {
+                        for l in missed {
+                            ok &= outbox.send(encode(&l.message_for(side)));
+                        }
+                    }
+                    None => {
+                        let game = Box::new(self.room.snapshot(now));
+                        ok &= outbox.send(encode(&ServerMsg::Snapshot { game }));
+                    }
+                }
+                if !ok {
+                    outbox.kick.cancel();
+                    return true;
+                }
+                self.conns.insert(conn, Conn { side, player, outbox });
+                let _ = reply.send(Welcome { role, side });
+                let step = self.room.connected(side);
+                self.commit_and_send(step, None).await
+            }
+            Msg::Disconnect { conn } => self.drop_conn(conn).await,
+            Msg::Act {
+                conn,
+                act,
+                lag_ms,
+                received,
+            } => {
+                let Some(side) = self.conns.get(&conn).map(|c| c.side) else {
+                    return true;
+                };
+                let Some(side) = side else {
+                    self.send_error(
+                        conn,
+                        ErrorBody {
+                            code: ErrorCode::NotAPlayer,
+                            message: "spectators cannot act; join a seat to play".into(),
+                        },
+                    );
+                    return true;
+                };
+                match self.room.act(side, act, lag_ms, self.now(), wall_ms()) {
+                    Ok(step) => self.commit_and_send(step, Some(received)).await,
+                    Err(e) => {
+                        self.send_error(conn, e);
+                        true
+                    }
+                }
+            }
+            Msg::Chat { conn, channel, text } => {
+                let Some(c) = self.conns.get(&conn) else { return true };
+                let Some(player) = c.player.clone() else {
+                    self.send_error(
+                        conn,
+                        ErrorBody {
+                            code: ErrorCode::Unauthorized,
+                            message: "chat needs a session token in hello".into(),
+                        },
+                    );
+                    return true;
+                };
+                let side = c.side;
+                match self.room.chat(&player, side, channel, &text, self.now(), wall_ms()) {
+                    Ok(step) => self.commit_and_send(step, None).await,
+                    Err(e) => {
+                        self.send_error(conn, e);
+                        true
+                    }
+                }
+            }
+            Msg::Join { player, side, reply } => match self.room.join(player, side, self.now(), wall_ms()) {
+                Ok((side, step)) => {
+                    let ok = self.commit_and_send(step, None).await;
+                    let _ = reply.send(if ok { Ok(side) } else { Err(gone()) });
+                    ok
+                }
+                Err(e) => {
+                    let _ = reply.send(Err(e));
+                    true
+                }
+            },
+            Msg::Snapshot { reply } => {
+                let _ = reply.send(self.room.snapshot(self.now()));
+                true
+            }
+        }
+    }
+
+    async fn drop_conn(&mut self, conn: u64) -> bool {
+        let Some(c) = self.conns.remove(&conn) else { return true };
+        c.outbox.kick.cancel();
+        let step = self.room.disconnected(c.side, self.now());
+        self.commit_and_send(step, None).await
+    }
+
+    /// Commits a step, then broadcasts it. A failed commit stops the room:
+    /// the store is the truth, and the room comes back from it on next use.
+    async fn commit_and_send(&mut self, step: Step, received: Option<Instant>) -> bool {
+        if step.is_empty() {
+            return true;
+        }
+        if let Err(e) = self.ctx.store.commit(&self.room.id, self.room.v(), &step.ops).await {
+            tracing::error!(game = %self.room.id, error = %e, "store commit failed; closing the room");
+            let msg = encode(&ServerMsg::Error {
+                code: ErrorCode::Internal,
+                message: "the server could not save; reconnect".into(),
+            });
+            for c in self.conns.values() {
+                let _ = c.outbox.send(msg.clone());
+            }
+            return false;
+        }
+        let slow = self.broadcast(&step.events);
+        if step.moves > 0 {
+            self.ctx
+                .metrics
+                .moves
+                .fetch_add(u64::from(step.moves), Ordering::Relaxed);
+            if let Some(r) = received {
+                self.ctx.metrics.move_latency.observe(r.elapsed());
+            }
+        }
+        // Slow connections go; their departure is itself a step.
+        for conn in slow {
+            self.ctx.metrics.slow_drops.fetch_add(1, Ordering::Relaxed);
+            if !Box::pin(self.drop_conn(conn)).await {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Sends events to every connection (each message serialised once per
+    /// visibility); returns the connections whose queue was full.
+    fn broadcast(&self, events: &[Logged]) -> Vec<u64> {
+        let mut slow = Vec::new();
+        for l in events {
+            let for_players = encode(&l.message_for(Some(Side::W)));
+            let for_spectators = if l.audience == core::Audience::All {
+                for_players.clone()
+            } else {
+                encode(&l.message_for(None))
+            };
+            for (&id, c) in &self.conns {
+                let msg = if c.side.is_some() {
+                    for_players.clone()
+                } else {
+                    for_spectators.clone()
+                };
+                if !c.outbox.send(msg) && !slow.contains(&id) {
+                    slow.push(id);
+                }
+            }
+        }
+        slow
+    }
+}

@@ -1,0 +1,600 @@
+//! The store: players, sessions, games, seats, every accepted event, chat.
+//!
+//! One code path for Postgres (production) and SQLite (the default when no
+//! `DATABASE_URL` is given) through sqlx's `Any` driver. Why `Any` and not two
+//! backends: the server's SQL is small and plain (TEXT and BIGINT columns,
+//! ids made here, no sequences), so one set of queries and one set of
+//! migrations serve both stores and the tests exercise the very code that
+//! runs in production on either. The price — no compile-time checked queries
+//! and the `Any` value conversion — is small next to a commit's fsync.
+//!
+//! Durability: the room commits the rows of an accepted command in one
+//! transaction and sends nothing before the commit returns. SQLite runs in
+//! WAL mode with `synchronous=FULL`, so a commit survives a crash.
+
+use std::time::{Duration, Instant};
+
+use protocol::{
+    Channel, GameRecord, GameResult, GameSettings, GameSummary, Phase, RecordChat, RecordEvent, RecordMove, SeatInfo,
+    Side,
+};
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{AnyPool, Executor};
+
+use crate::metrics::Metrics;
+
+/// The migrations of `migrations/`, embedded at build time.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+
+/// A store failure. Details are logged; clients only ever see `internal`.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A database error.
+    #[error(transparent)]
+    Db(#[from] sqlx::Error),
+    /// Migrations failed.
+    #[error(transparent)]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A unique constraint refused the row (username taken, seat taken).
+    #[error("already exists")]
+    Conflict,
+    /// A stored row does not parse.
+    #[error("corrupt row: {0}")]
+    Corrupt(String),
+}
+
+fn conflict(e: sqlx::Error) -> StoreError {
+    match &e {
+        sqlx::Error::Database(d) if d.is_unique_violation() => StoreError::Conflict,
+        _ => StoreError::Db(e),
+    }
+}
+
+/// A player as the server knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Player {
+    /// The id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Whether it has an account.
+    pub account: bool,
+}
+
+/// An accepted engine event as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventRow {
+    /// Order in the game.
+    pub seq: u64,
+    /// The version of its first broadcast event.
+    pub v: u64,
+    /// Who.
+    pub side: Side,
+    /// `move W72-W54`, `resign`, …
+    pub action: String,
+    /// Game time, ms.
+    pub at_ms: u64,
+    /// Wall time, ms since the epoch.
+    pub wall_ms: i64,
+    /// Moves: time charged.
+    pub spent_ms: Option<u64>,
+    /// Moves: lag credit given.
+    pub lag_ms: Option<u64>,
+    /// Moves: main time and periods left per side after it.
+    pub clocks: Option<([u64; 3], [u32; 3])>,
+}
+
+/// A write of the room, committed together with the others of one command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// A player takes a seat.
+    Seat {
+        /// The seat.
+        side: Side,
+        /// Who.
+        player: String,
+        /// Wall time.
+        wall_ms: i64,
+    },
+    /// An accepted engine event.
+    Event(EventRow),
+    /// A chat line.
+    Chat {
+        /// Its version.
+        v: u64,
+        /// The channel.
+        channel: Channel,
+        /// The writer.
+        player: String,
+        /// The writer's name.
+        name: String,
+        /// The line.
+        text: String,
+        /// Wall time.
+        wall_ms: i64,
+    },
+    /// The game changes phase (with its result when it finishes).
+    Phase {
+        /// The new phase.
+        phase: Phase,
+        /// The result.
+        result: Option<GameResult>,
+        /// Wall time.
+        wall_ms: i64,
+    },
+}
+
+/// A game as stored, enough to restore its room.
+#[derive(Clone, Debug)]
+pub struct StoredGame {
+    /// The id.
+    pub id: String,
+    /// The phase.
+    pub phase: Phase,
+    /// The settings.
+    pub settings: GameSettings,
+    /// Start position text.
+    pub initial_position: String,
+    /// Seats W, B, Y.
+    pub seats: [Option<Player>; 3],
+    /// Accepted events in order.
+    pub events: Vec<EventRow>,
+    /// The last version handed out.
+    pub v: u64,
+}
+
+/// The store: a pool and the SQL.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    metrics: Metrics,
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn wall_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// The SHA-256 of a session token, as stored.
+pub fn token_digest(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+fn side_of(s: &str) -> Result<Side, StoreError> {
+    Side::parse(s).ok_or_else(|| StoreError::Corrupt(format!("side {s:?}")))
+}
+
+fn triple<T: std::str::FromStr + Copy + Default>(s: &str) -> Result<[T; 3], StoreError> {
+    let mut out = [T::default(); 3];
+    let mut parts = s.split(',');
+    for slot in &mut out {
+        *slot = parts
+            .next()
+            .and_then(|p| p.parse().ok())
+            .ok_or_else(|| StoreError::Corrupt(format!("triple {s:?}")))?;
+    }
+    Ok(out)
+}
+
+fn join3<T: std::fmt::Display>(a: &[T; 3]) -> String {
+    format!("{},{},{}", a[0], a[1], a[2])
+}
+
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
+    serde_json::from_str(s).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+impl Store {
+    /// Connects (creating the SQLite file if needed) and applies the migrations.
+    pub async fn connect(url: &str, metrics: Metrics) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let sqlite = url.starts_with("sqlite:");
+        let options: AnyConnectOptions = url.parse()?;
+        let pool = AnyPoolOptions::new()
+            // SQLite has one writer at a time: one connection avoids busy errors.
+            .max_connections(if sqlite { 1 } else { 16 })
+            .acquire_timeout(Duration::from_secs(10))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if sqlite {
+                        conn.execute("PRAGMA journal_mode = WAL").await?;
+                        conn.execute("PRAGMA synchronous = FULL").await?;
+                        conn.execute("PRAGMA foreign_keys = ON").await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await?;
+        MIGRATOR.run(&pool).await?;
+        Ok(Store { pool, metrics })
+    }
+
+    /// Closes the pool (after every room has committed).
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// Whether the database answers.
+    pub async fn ping(&self) -> bool {
+        sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
+    }
+
+    /// Creates a player (guest when `account` is None) and a session for it.
+    pub async fn create_player(
+        &self,
+        id: &str,
+        name: &str,
+        account: Option<(&str, &str)>,
+        token: &str,
+    ) -> Result<(), StoreError> {
+        let now = wall_ms();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("INSERT INTO players (id, name, username, password_hash, created_ms) VALUES ($1, $2, $3, $4, $5)")
+            .bind(id)
+            .bind(name)
+            .bind(account.map(|a| a.0))
+            .bind(account.map(|a| a.1))
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict)?;
+        sqlx::query("INSERT INTO sessions (token_sha256, player_id, created_ms) VALUES ($1, $2, $3)")
+            .bind(token_digest(token))
+            .bind(id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// A new session for an existing player.
+    pub async fn create_session(&self, player: &str, token: &str) -> Result<(), StoreError> {
+        sqlx::query("INSERT INTO sessions (token_sha256, player_id, created_ms) VALUES ($1, $2, $3)")
+            .bind(token_digest(token))
+            .bind(player)
+            .bind(wall_ms())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The account with this username: the player and its password hash.
+    pub async fn account(&self, username: &str) -> Result<Option<(Player, String)>, StoreError> {
+        let row = sqlx::query("SELECT id, name, password_hash FROM players WHERE username = $1")
+            .bind(username)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| {
+            Ok((
+                Player {
+                    id: r.try_get("id")?,
+                    name: r.try_get("name")?,
+                    account: true,
+                },
+                r.try_get::<Option<String>, _>("password_hash")?.unwrap_or_default(),
+            ))
+        })
+        .transpose()
+    }
+
+    /// The player a session token belongs to.
+    pub async fn player_by_token(&self, token: &str) -> Result<Option<Player>, StoreError> {
+        let row = sqlx::query(
+            "SELECT p.id, p.name, p.username FROM sessions s JOIN players p ON p.id = s.player_id WHERE s.token_sha256 = $1",
+        )
+        .bind(token_digest(token))
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| {
+            Ok(Player {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+                account: r.try_get::<Option<String>, _>("username")?.is_some(),
+            })
+        })
+        .transpose()
+    }
+
+    /// Creates a game in phase `open`.
+    pub async fn create_game(
+        &self,
+        id: &str,
+        created_by: &str,
+        settings: &GameSettings,
+        initial_position: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO games (id, created_by, phase, settings, initial_position, public, v, created_ms) \
+             VALUES ($1, $2, 'open', $3, $4, $5, 0, $6)",
+        )
+        .bind(id)
+        .bind(created_by)
+        .bind(json(settings))
+        .bind(initial_position)
+        .bind(i64::from(settings.public))
+        .bind(wall_ms())
+        .execute(&self.pool)
+        .await
+        .map_err(conflict)?;
+        Ok(())
+    }
+
+    /// Unfinished games created by a player.
+    pub async fn active_games_created_by(&self, player: &str) -> Result<i64, StoreError> {
+        let row = sqlx::query("SELECT COUNT(*) AS n FROM games WHERE created_by = $1 AND phase <> 'finished'")
+            .bind(player)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.try_get::<i64, _>("n")?)
+    }
+
+    /// Commits a room's writes in one transaction, with the game's new version.
+    pub async fn commit(&self, game: &str, v: u64, ops: &[Op]) -> Result<(), StoreError> {
+        let started = Instant::now();
+        let mut tx = self.pool.begin().await?;
+        for op in ops {
+            match op {
+                Op::Seat { side, player, wall_ms } => {
+                    sqlx::query("INSERT INTO seats (game_id, side, player_id, joined_ms) VALUES ($1, $2, $3, $4)")
+                        .bind(game)
+                        .bind(side.as_str())
+                        .bind(player.as_str())
+                        .bind(*wall_ms)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(conflict)?;
+                }
+                Op::Event(e) => {
+                    sqlx::query(
+                        "INSERT INTO events (game_id, seq, v, side, action, at_ms, wall_ms, spent_ms, lag_ms, clocks, periods) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                    )
+                    .bind(game)
+                    .bind(e.seq as i64)
+                    .bind(e.v as i64)
+                    .bind(e.side.as_str())
+                    .bind(e.action.as_str())
+                    .bind(e.at_ms as i64)
+                    .bind(e.wall_ms)
+                    .bind(e.spent_ms.map(|x| x as i64))
+                    .bind(e.lag_ms.map(|x| x as i64))
+                    .bind(e.clocks.map(|c| join3(&c.0)))
+                    .bind(e.clocks.map(|c| join3(&c.1)))
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Op::Chat {
+                    v,
+                    channel,
+                    player,
+                    name,
+                    text,
+                    wall_ms,
+                } => {
+                    sqlx::query(
+                        "INSERT INTO chat (game_id, v, channel, player_id, name, text, wall_ms) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    )
+                    .bind(game)
+                    .bind(*v as i64)
+                    .bind(channel.as_str())
+                    .bind(player.as_str())
+                    .bind(name.as_str())
+                    .bind(text.as_str())
+                    .bind(*wall_ms)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Op::Phase { phase, result, wall_ms } => {
+                    sqlx::query("UPDATE games SET phase = $1, result = $2, finished_ms = $3 WHERE id = $4")
+                        .bind(phase.as_str())
+                        .bind(result.as_ref().map(json))
+                        .bind((*phase == Phase::Finished).then_some(*wall_ms))
+                        .bind(game)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+            }
+        }
+        sqlx::query("UPDATE games SET v = $1 WHERE id = $2")
+            .bind(v as i64)
+            .bind(game)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.metrics.store_commit.observe(started.elapsed());
+        Ok(())
+    }
+
+    async fn seats(&self, game: &str) -> Result<[Option<Player>; 3], StoreError> {
+        let rows = sqlx::query(
+            "SELECT s.side, p.id, p.name, p.username FROM seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = $1",
+        )
+        .bind(game)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut seats: [Option<Player>; 3] = Default::default();
+        for r in rows {
+            let side = side_of(&r.try_get::<String, _>("side")?)?;
+            seats[side.index()] = Some(Player {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+                account: r.try_get::<Option<String>, _>("username")?.is_some(),
+            });
+        }
+        Ok(seats)
+    }
+
+    async fn events(&self, game: &str) -> Result<Vec<EventRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT seq, v, side, action, at_ms, wall_ms, spent_ms, lag_ms, clocks, periods \
+             FROM events WHERE game_id = $1 ORDER BY seq",
+        )
+        .bind(game)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                let clocks: Option<String> = r.try_get("clocks")?;
+                let periods: Option<String> = r.try_get("periods")?;
+                let clocks = match (clocks, periods) {
+                    (Some(c), Some(p)) => Some((triple(&c)?, triple(&p)?)),
+                    _ => None,
+                };
+                Ok(EventRow {
+                    seq: r.try_get::<i64, _>("seq")? as u64,
+                    v: r.try_get::<i64, _>("v")? as u64,
+                    side: side_of(&r.try_get::<String, _>("side")?)?,
+                    action: r.try_get("action")?,
+                    at_ms: r.try_get::<i64, _>("at_ms")? as u64,
+                    wall_ms: r.try_get("wall_ms")?,
+                    spent_ms: r.try_get::<Option<i64>, _>("spent_ms")?.map(|x| x as u64),
+                    lag_ms: r.try_get::<Option<i64>, _>("lag_ms")?.map(|x| x as u64),
+                    clocks,
+                })
+            })
+            .collect()
+    }
+
+    /// Everything needed to restore a game's room.
+    pub async fn load_game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        let Some(r) = sqlx::query("SELECT phase, settings, initial_position, v FROM games WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let phase: String = r.try_get("phase")?;
+        Ok(Some(StoredGame {
+            id: id.to_owned(),
+            phase: Phase::parse(&phase).ok_or_else(|| StoreError::Corrupt(format!("phase {phase:?}")))?,
+            settings: from_json(&r.try_get::<String, _>("settings")?)?,
+            initial_position: r.try_get("initial_position")?,
+            seats: self.seats(id).await?,
+            events: self.events(id).await?,
+            v: r.try_get::<i64, _>("v")? as u64,
+        }))
+    }
+
+    /// Ids of the games not finished (restored at start).
+    pub async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query("SELECT id FROM games WHERE phase <> 'finished' ORDER BY created_ms")
+            .fetch_all(&self.pool)
+            .await?;
+        rows.into_iter().map(|r| Ok(r.try_get("id")?)).collect()
+    }
+
+    /// Public games in a phase, newest first.
+    pub async fn list_games(&self, phase: Phase, limit: i64) -> Result<Vec<GameSummary>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT g.id, g.settings, (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.spent_ms IS NOT NULL) AS ply \
+             FROM games g WHERE g.phase = $1 AND g.public = 1 ORDER BY g.created_ms DESC LIMIT $2",
+        )
+        .bind(phase.as_str())
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let id: String = r.try_get("id")?;
+            let seats = self.seats(&id).await?.map(|s| {
+                s.map(|p| SeatInfo {
+                    player: p.id,
+                    name: p.name,
+                    online: false,
+                })
+            });
+            out.push(GameSummary {
+                phase,
+                settings: from_json(&r.try_get::<String, _>("settings")?)?,
+                seats,
+                ply: r.try_get::<i64, _>("ply")? as u32,
+                id,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The complete record of a game.
+    pub async fn record(&self, id: &str) -> Result<Option<GameRecord>, StoreError> {
+        let Some(r) = sqlx::query("SELECT phase, settings, initial_position, result FROM games WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let phase: String = r.try_get("phase")?;
+        let result: Option<String> = r.try_get("result")?;
+        let events = self.events(id).await?;
+        let mut moves = Vec::new();
+        for e in &events {
+            if let (Some(mv), Some(spent)) = (e.action.strip_prefix("move "), e.spent_ms) {
+                let (clocks_ms, periods) = e.clocks.unwrap_or_default();
+                moves.push(RecordMove {
+                    ply: moves.len() as u32,
+                    side: e.side,
+                    mv: mv.to_owned(),
+                    spent_ms: spent,
+                    clocks_ms,
+                    periods,
+                });
+            }
+        }
+        let chat_rows = sqlx::query("SELECT channel, name, text, wall_ms FROM chat WHERE game_id = $1 ORDER BY v")
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await?;
+        let mut chat = Vec::with_capacity(chat_rows.len());
+        for c in chat_rows {
+            let channel: String = c.try_get("channel")?;
+            chat.push(RecordChat {
+                channel: if channel == "players" {
+                    Channel::Players
+                } else {
+                    Channel::Spectators
+                },
+                from: c.try_get("name")?,
+                text: c.try_get("text")?,
+                wall_ms: c.try_get("wall_ms")?,
+            });
+        }
+        Ok(Some(GameRecord {
+            id: id.to_owned(),
+            phase: Phase::parse(&phase).ok_or_else(|| StoreError::Corrupt(format!("phase {phase:?}")))?,
+            settings: from_json(&r.try_get::<String, _>("settings")?)?,
+            initial_position: r.try_get("initial_position")?,
+            seats: self.seats(id).await?.map(|s| {
+                s.map(|p| SeatInfo {
+                    player: p.id,
+                    name: p.name,
+                    online: false,
+                })
+            }),
+            moves,
+            events: events
+                .into_iter()
+                .map(|e| RecordEvent {
+                    seq: e.seq,
+                    side: e.side,
+                    action: e.action,
+                    at_ms: e.at_ms,
+                    wall_ms: e.wall_ms,
+                })
+                .collect(),
+            chat,
+            result: result.map(|r| from_json(&r)).transpose()?,
+        }))
+    }
+}

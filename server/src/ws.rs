@@ -1,0 +1,328 @@
+//! One WebSocket connection to a game: the Origin check, `hello`, then a
+//! reader (limits, parsing, heartbeat) in this task and a writer task fed by
+//! a bounded queue that the room and the reader share. Both are tracked for
+//! graceful shutdown. Bad input is answered with an error message; nothing a
+//! client sends can panic the server.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::{SinkExt, StreamExt};
+use protocol::{ClientMsg, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, ServerMsg};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::AppState;
+use crate::error::ApiError;
+use crate::room::core::Act;
+use crate::room::{Outbox, RoomHandle, encode};
+
+/// Frames above this close the connection outright (tungstenite refuses
+/// them); frames between [`MAX_FRAME_BYTES`] and this get an error reply.
+const HARD_FRAME_LIMIT: usize = 64 * 1024;
+/// How long a client has to send `hello`.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+/// Refusals for rate or size after which the connection is closed.
+const MAX_STRIKES: u32 = 50;
+
+fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
+        // Not a browser: nothing to protect against.
+        return true;
+    };
+    if allowed.iter().any(|a| a == "*" || a == origin) {
+        return true;
+    }
+    // Same origin: the Origin's host is the Host the request was sent to.
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let origin_host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+    !host.is_empty() && origin_host == host
+}
+
+/// `GET /api/games/{id}/ws`.
+pub async fn upgrade(
+    ws: WebSocketUpgrade,
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    if !origin_allowed(&headers, &s.config.allowed_origins) {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            "this Origin may not open game sockets",
+        ));
+    }
+    if s.shutdown.is_cancelled() {
+        return Err(ApiError::new(ErrorCode::ShuttingDown, "the server is stopping"));
+    }
+    if id.len() > 64 {
+        return Err(ApiError::new(ErrorCode::NotFound, "no such game"));
+    }
+    let room = s
+        .rooms
+        .get(&id)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))?;
+    // The connection counts as a tracked task from here, so shutdown waits for it.
+    let token = s.tracker.token();
+    Ok(ws
+        .max_frame_size(HARD_FRAME_LIMIT)
+        .max_message_size(HARD_FRAME_LIMIT)
+        .on_upgrade(move |socket| async move {
+            s.metrics.connections.fetch_add(1, Ordering::Relaxed);
+            connection(socket, s.clone(), room).await;
+            s.metrics.connections.fetch_sub(1, Ordering::Relaxed);
+            drop(token);
+        })
+        .into_response())
+}
+
+fn error(code: ErrorCode, message: impl Into<String>) -> Utf8Bytes {
+    encode(&ServerMsg::Error {
+        code,
+        message: message.into(),
+    })
+}
+
+/// A token bucket for the connection's messages.
+#[derive(Debug)]
+struct RateLimit {
+    tokens: f64,
+    burst: f64,
+    per_second: f64,
+    last: Instant,
+}
+
+impl RateLimit {
+    fn allow(&mut self) -> bool {
+        let now = Instant::now();
+        let dt = now.duration_since(self.last).as_secs_f64();
+        self.last = now;
+        self.tokens = (self.tokens + dt * self.per_second).min(self.burst);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
+    let (mut sink, mut stream) = socket.split();
+    let (tx, mut rx) = mpsc::channel::<Utf8Bytes>(s.config.outbound_queue);
+    let kick = CancellationToken::new();
+    let outbox = Outbox {
+        tx: tx.clone(),
+        kick: kick.clone(),
+    };
+
+    // The writer: drains the queue; ends when every sender is gone or the
+    // connection is kicked, then closes the socket.
+    let writer_kick = kick.clone();
+    let shutdown = s.shutdown.clone();
+    let writer = s.tracker.spawn(async move {
+        let reason = loop {
+            tokio::select! {
+                msg = rx.recv() => match msg {
+                    Some(m) => {
+                        if sink.send(Message::Text(m)).await.is_err() {
+                            return;
+                        }
+                    }
+                    None => break "bye",
+                },
+                _ = writer_kick.cancelled() => break "too slow or removed; reconnect with your last v",
+                _ = shutdown.cancelled() => break "server shutting down",
+            }
+        };
+        let code = if reason == "bye" { 1000 } else { 1012 };
+        let _ = sink
+            .send(Message::Close(Some(CloseFrame {
+                code,
+                reason: Utf8Bytes::from_static(reason),
+            })))
+            .await;
+        let _ = sink.close().await;
+    });
+
+    // hello
+    let hello = tokio::time::timeout(HELLO_TIMEOUT, stream.next()).await;
+    let (player, last_v) = match hello {
+        Ok(Some(Ok(Message::Text(t)))) if t.len() <= MAX_FRAME_BYTES => match serde_json::from_str::<ClientMsg>(&t) {
+            Ok(ClientMsg::Hello { protocol, token, v }) => {
+                if protocol != PROTOCOL_VERSION {
+                    let _ = tx.try_send(error(
+                        ErrorCode::UnsupportedProtocol,
+                        format!("this server speaks protocol {PROTOCOL_VERSION}"),
+                    ));
+                    drop(tx);
+                    let _ = writer.await;
+                    return;
+                }
+                let player = match token {
+                    None => None,
+                    Some(t) => match s.store.player_by_token(&t).await {
+                        Ok(Some(p)) => Some(p),
+                        Ok(None) => {
+                            let _ = tx.try_send(error(ErrorCode::Unauthorized, "unknown session token"));
+                            drop(tx);
+                            let _ = writer.await;
+                            return;
+                        }
+                        Err(e) => {
+                            tracing::error!(error = %e, "token lookup failed");
+                            let _ = tx.try_send(error(ErrorCode::Internal, "internal error"));
+                            drop(tx);
+                            let _ = writer.await;
+                            return;
+                        }
+                    },
+                };
+                (player, v)
+            }
+            _ => {
+                let _ = tx.try_send(error(ErrorCode::HelloFirst, "the first message must be hello"));
+                drop(tx);
+                let _ = writer.await;
+                return;
+            }
+        },
+        _ => {
+            let _ = tx.try_send(error(ErrorCode::HelloFirst, "the first message must be hello"));
+            drop(tx);
+            let _ = writer.await;
+            return;
+        }
+    };
+
+    let conn = s.next_conn.fetch_add(1, Ordering::Relaxed);
+    if room.connect(conn, player, last_v, outbox).await.is_err() {
+        let _ = tx.try_send(error(ErrorCode::Internal, "the game is not available; reconnect"));
+        drop(tx);
+        let _ = writer.await;
+        return;
+    }
+
+    let mut limit = RateLimit {
+        tokens: f64::from(s.config.message_burst),
+        burst: f64::from(s.config.message_burst),
+        per_second: f64::from(s.config.messages_per_second),
+        last: Instant::now(),
+    };
+    let mut strikes = 0u32;
+    let interval = s.config.ping_interval;
+    let mut ticker = tokio::time::interval_at(Instant::now() + interval, interval);
+    let mut last_heard = Instant::now();
+    let mut ping_n: u64 = 0;
+    let mut ping_sent: Option<(u64, Instant)> = None;
+    // One-way lag estimate (half the round trip, smoothed), ms.
+    let mut lag_ms: u64 = 0;
+    let mut rtt_ms: Option<u64> = None;
+
+    loop {
+        let frame = tokio::select! {
+            f = stream.next() => f,
+            _ = kick.cancelled() => break,
+            _ = s.shutdown.cancelled() => break,
+            _ = ticker.tick() => {
+                if last_heard.elapsed() > interval * 3 {
+                    break;
+                }
+                ping_n += 1;
+                ping_sent = Some((ping_n, Instant::now()));
+                if tx.try_send(encode(&ServerMsg::Ping { n: ping_n })).is_err() {
+                    break;
+                }
+                continue;
+            }
+        };
+        let text = match frame {
+            None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
+            Some(Ok(Message::Text(t))) => t,
+            Some(Ok(Message::Binary(_))) => {
+                last_heard = Instant::now();
+                let _ = tx.try_send(error(
+                    ErrorCode::BadMessage,
+                    "binary frames are not part of the protocol",
+                ));
+                continue;
+            }
+            Some(Ok(_)) => {
+                // WebSocket-level ping/pong: tungstenite answers them.
+                last_heard = Instant::now();
+                continue;
+            }
+        };
+        last_heard = Instant::now();
+        let refusal = if text.len() > MAX_FRAME_BYTES {
+            Some(error(
+                ErrorCode::FrameTooLarge,
+                format!("frames are at most {MAX_FRAME_BYTES} bytes"),
+            ))
+        } else if !limit.allow() {
+            Some(error(ErrorCode::RateLimited, "too many messages; slow down"))
+        } else {
+            None
+        };
+        if let Some(r) = refusal {
+            strikes += 1;
+            s.metrics.refused.fetch_add(1, Ordering::Relaxed);
+            if strikes > MAX_STRIKES || tx.try_send(r).is_err() {
+                break;
+            }
+            continue;
+        }
+        let msg = match serde_json::from_str::<ClientMsg>(&text) {
+            Ok(m) => m,
+            Err(e) => {
+                s.metrics.refused.fetch_add(1, Ordering::Relaxed);
+                let _ = tx.try_send(error(ErrorCode::BadMessage, format!("not a protocol message: {e}")));
+                continue;
+            }
+        };
+        let delivered = match msg {
+            ClientMsg::Hello { .. } => {
+                let _ = tx.try_send(error(ErrorCode::HelloFirst, "hello was already said"));
+                true
+            }
+            ClientMsg::Move { ply, mv } => room.act(conn, Act::Move { ply, mv }, lag_ms).await,
+            ClientMsg::Resign => room.act(conn, Act::Resign, lag_ms).await,
+            ClientMsg::OfferDraw => room.act(conn, Act::OfferDraw, lag_ms).await,
+            ClientMsg::AnswerDraw { accept } => room.act(conn, Act::AnswerDraw(accept), lag_ms).await,
+            ClientMsg::Chat { channel, text } => room.chat(conn, channel, text).await,
+            ClientMsg::Ping { n } => {
+                let _ = tx.try_send(encode(&ServerMsg::Pong { n, rtt_ms }));
+                true
+            }
+            ClientMsg::Pong { n } => {
+                if let Some((sent_n, at)) = ping_sent
+                    && sent_n == n
+                {
+                    let rtt = at.elapsed().as_millis() as u64;
+                    rtt_ms = Some(rtt);
+                    lag_ms = if lag_ms == 0 {
+                        rtt / 2
+                    } else {
+                        (lag_ms * 3 + rtt / 2) / 4
+                    };
+                    ping_sent = None;
+                }
+                true
+            }
+        };
+        if !delivered {
+            let _ = tx.try_send(error(ErrorCode::Internal, "the game is not available; reconnect"));
+            break;
+        }
+    }
+    room.disconnect(conn).await;
+    drop(tx);
+    kick.cancel();
+    let _ = writer.await;
+}
