@@ -49,6 +49,8 @@ pub struct Config {
     pub message_burst: u32,
     /// Messages queued towards one connection before it counts as too slow.
     pub outbound_queue: usize,
+    /// Events each room keeps for reconnecting clients (older: snapshot).
+    pub event_log: usize,
 }
 
 impl Default for Config {
@@ -63,6 +65,7 @@ impl Default for Config {
             messages_per_second: 20,
             message_burst: 40,
             outbound_queue: 256,
+            event_log: room::core::LOG_KEEP,
         }
     }
 }
@@ -118,6 +121,7 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
         metrics: metrics.clone(),
         tracker: tracker.clone(),
         shutdown: shutdown.clone(),
+        log_keep: config.event_log,
     });
     let restored = rooms.restore_all().await?;
     tracing::info!(restored, "unfinished games restored");

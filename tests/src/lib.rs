@@ -1,1 +1,60 @@
-//! Shared helpers for the black-box tests.
+//! Shared helpers for the black-box tests: scripted games computed with the
+//! engine, a test server on `127.0.0.1:0` with a fresh database, and
+//! WebSocket/HTTP clients speaking the protocol.
+
+use engine::{Action, Direction, Event, Game, Move, Side};
+
+/// A small deterministic generator (no dependency on `rand`'s algorithms).
+#[derive(Debug, Clone)]
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// The next number below `n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+/// Picks a move: a capture when there is one (the game moves on), else any,
+/// avoiding captures when `quiet`.
+pub fn pick(game: &Game, rng: &mut Lcg, quiet: bool) -> Move {
+    let pos = game.position();
+    let moves = pos.legal_moves();
+    let captures: Vec<Move> = moves.iter().copied().filter(|m| pos.piece_at(m.to).is_some()).collect();
+    let quiets: Vec<Move> = moves.iter().copied().filter(|m| pos.piece_at(m.to).is_none()).collect();
+    let pool = if quiet {
+        if quiets.is_empty() { &captures } else { &quiets }
+    } else if captures.is_empty() {
+        &quiets
+    } else {
+        &captures
+    };
+    pool[rng.below(pool.len())]
+}
+
+/// A whole game by the capture-first policy: the moves and who played them.
+pub fn scripted_game(seed: u64) -> (Vec<(Side, Move)>, Game) {
+    let mut game = Game::new(Direction::Ccw);
+    let mut rng = Lcg(seed);
+    let mut moves = Vec::new();
+    let mut at = 0;
+    while !game.is_finished() {
+        let side = game.position().turn();
+        let m = pick(&game, &mut rng, false);
+        at += 1;
+        game.apply(Event {
+            side,
+            action: Action::Move(m),
+            at,
+        })
+        .unwrap();
+        moves.push((side, m));
+    }
+    (moves, game)
+}
+
+pub mod harness;

@@ -152,6 +152,8 @@ pub struct Room {
     /// The last lag a side's connection reported, ms.
     lag_seen: [u64; 3],
     chat: HashMap<String, Bucket>,
+    /// How many events to keep for reconnecting clients.
+    log_keep: usize,
 }
 
 fn tc(settings: &GameSettings) -> TimeControl {
@@ -216,6 +218,15 @@ impl Room {
             lag_quota: [LAG_QUOTA_MAX; 3],
             lag_seen: [0; 3],
             chat: HashMap::new(),
+            log_keep: LOG_KEEP,
+        }
+    }
+
+    /// Keeps the last `n` events (at least 1) for reconnecting clients.
+    pub fn set_log_keep(&mut self, n: usize) {
+        self.log_keep = n.max(1);
+        while self.log.len() > self.log_keep {
+            self.log.pop_front();
         }
     }
 
@@ -260,6 +271,7 @@ impl Room {
             lag_quota: [LAG_QUOTA_MAX; 3],
             lag_seen: [0; 3],
             chat: HashMap::new(),
+            log_keep: LOG_KEEP,
         };
         let mut step = Step::default();
         if room.phase == Phase::Live && !room.game.is_finished() {
@@ -297,7 +309,7 @@ impl Room {
             audience,
             event,
         };
-        if self.log.len() == LOG_KEEP {
+        while self.log.len() >= self.log_keep {
             self.log.pop_front();
         }
         self.log.push_back(logged.clone());

@@ -184,6 +184,8 @@ pub struct RoomContext {
     pub tracker: TaskTracker,
     /// Cancelled at shutdown.
     pub shutdown: CancellationToken,
+    /// Events each room keeps for reconnecting clients.
+    pub log_keep: usize,
 }
 
 /// The rooms in memory, by game id.
@@ -224,7 +226,8 @@ impl Rooms {
 
     /// Starts the task of a room (a new one, or one just restored with its
     /// announcing step), unless another task got there first.
-    pub async fn start(self: &Arc<Self>, room: Room, step: Step, base_ms: u64) -> Result<RoomHandle, StoreError> {
+    pub async fn start(self: &Arc<Self>, mut room: Room, step: Step, base_ms: u64) -> Result<RoomHandle, StoreError> {
+        room.set_log_keep(self.ctx.log_keep);
         if let Some(h) = self.lookup(&room.id) {
             return Ok(h);
         }

@@ -1,0 +1,499 @@
+//! A real server on `127.0.0.1:0` over a fresh database, and clients.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use protocol::{
+    ClientMsg, CreateGame, ErrorBody, ErrorCode, GameEvent, GameRecord, JoinGame, Joined, PROTOCOL_VERSION, ServerMsg,
+    Session, Side, Snapshot, Status,
+};
+use sqlx::{Connection, Executor, PgConnection};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// The Postgres the machine runs (trust auth), as the superuser.
+pub const PG_ADMIN: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/// How long a client waits for any one message.
+const RECV_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A fresh Postgres database, dropped when this value is.
+#[derive(Debug)]
+pub struct TestDb {
+    name: String,
+    /// Its URL.
+    pub url: String,
+}
+
+impl TestDb {
+    /// Creates `sanguo_test_<random>`. Panics (the test fails) when Postgres
+    /// is unreachable: these tests must never pass by skipping.
+    pub async fn create() -> TestDb {
+        let name = format!("sanguo_test_{}", hex_random(6));
+        let mut admin = PgConnection::connect(PG_ADMIN)
+            .await
+            .unwrap_or_else(|e| panic!("Postgres must run on 127.0.0.1:5432 for these tests: {e}"));
+        admin
+            .execute(format!("CREATE DATABASE {name}").as_str())
+            .await
+            .expect("create test database");
+        let _ = admin.close().await;
+        TestDb {
+            url: format!("postgres://postgres@127.0.0.1:5432/{name}"),
+            name,
+        }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let name = self.name.clone();
+        // Drop may run inside a runtime: do the async work on a thread of its own.
+        let _ = std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+                return;
+            };
+            rt.block_on(async move {
+                if let Ok(mut admin) = PgConnection::connect(PG_ADMIN).await {
+                    let _ = admin
+                        .execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str())
+                        .await;
+                    let _ = admin.close().await;
+                }
+            });
+        })
+        .join();
+    }
+}
+
+fn hex_random(n: usize) -> String {
+    (0..n).map(|_| format!("{:02x}", rand::random::<u8>())).collect()
+}
+
+/// A server running on a runtime of its own, so that a test can crash it
+/// (drop every task at once, no shutdown) or stop it gracefully.
+#[derive(Debug)]
+pub struct TestServer {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    runtime: Option<tokio::runtime::Runtime>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    done: Option<tokio::task::JoinHandle<Result<(), server::ServeError>>>,
+}
+
+impl TestServer {
+    /// Starts a server with this configuration.
+    pub fn start(config: server::Config) -> TestServer {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("server runtime");
+        let std_listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        std_listener.set_nonblocking(true).expect("nonblocking");
+        let addr = std_listener.local_addr().expect("addr");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let done = runtime.spawn(async move {
+            let listener = tokio::net::TcpListener::from_std(std_listener)?;
+            server::run(listener, config, async {
+                let _ = stopped.await;
+            })
+            .await
+        });
+        TestServer {
+            addr,
+            runtime: Some(runtime),
+            stop: Some(stop),
+            done: Some(done),
+        }
+    }
+
+    /// A configuration for tests on this database URL (`None`: SQLite file).
+    pub fn config(database_url: Option<String>) -> server::Config {
+        server::Config {
+            database_url,
+            ..server::Config::default()
+        }
+    }
+
+    /// The HTTP base URL.
+    pub fn base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Kills the server: every task dropped mid-flight, nothing flushed.
+    pub fn crash(mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+
+    /// Graceful shutdown; waits for it.
+    pub async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(d) = self.done.take() {
+            d.await.expect("server task").expect("server stopped cleanly");
+        }
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+/// An HTTP client of the API.
+#[derive(Debug, Clone)]
+pub struct Api {
+    base: String,
+    http: reqwest::Client,
+}
+
+/// An API answer that was not a success.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiFailure {
+    /// HTTP status.
+    pub status: u16,
+    /// The body.
+    pub body: ErrorBody,
+}
+
+impl Api {
+    /// A client of the server at `base`.
+    pub fn new(base: String) -> Api {
+        Api {
+            base,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    async fn answer<T: serde::de::DeserializeOwned>(r: reqwest::Response) -> Result<T, ApiFailure> {
+        let status = r.status().as_u16();
+        let text = r.text().await.unwrap_or_default();
+        if (200..300).contains(&status) {
+            Ok(serde_json::from_str(&text).unwrap_or_else(|e| panic!("bad body {text}: {e}")))
+        } else {
+            let body = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("error body must be {{code,message}}: {text}: {e}"));
+            Err(ApiFailure { status, body })
+        }
+    }
+
+    /// `POST` JSON, with a token.
+    pub async fn post<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: &serde_json::Value,
+    ) -> Result<T, ApiFailure> {
+        let mut req = self.http.post(format!("{}{path}", self.base)).json(body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        Self::answer(req.send().await.expect("http")).await
+    }
+
+    /// `GET` JSON.
+    pub async fn get<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, ApiFailure> {
+        Self::answer(
+            self.http
+                .get(format!("{}{path}", self.base))
+                .send()
+                .await
+                .expect("http"),
+        )
+        .await
+    }
+
+    /// `GET` text.
+    pub async fn get_text(&self, path: &str) -> (u16, String) {
+        let r = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("http");
+        (r.status().as_u16(), r.text().await.unwrap_or_default())
+    }
+
+    /// A guest session.
+    pub async fn guest(&self) -> Session {
+        self.post("/api/sessions", None, &serde_json::json!({}))
+            .await
+            .expect("guest session")
+    }
+
+    /// Creates a game.
+    pub async fn create_game(&self, token: &str, c: &CreateGame) -> Snapshot {
+        self.post("/api/games", Some(token), &serde_json::to_value(c).unwrap())
+            .await
+            .expect("create game")
+    }
+
+    /// Joins a seat.
+    pub async fn join(&self, token: &str, game: &str, side: Option<Side>) -> Result<Joined, ApiFailure> {
+        self.post(
+            &format!("/api/games/{game}/join"),
+            Some(token),
+            &serde_json::to_value(JoinGame { side }).unwrap(),
+        )
+        .await
+    }
+
+    /// The record.
+    pub async fn record(&self, game: &str) -> GameRecord {
+        self.get(&format!("/api/games/{game}/record")).await.expect("record")
+    }
+
+    /// The state.
+    pub async fn state(&self, game: &str) -> Snapshot {
+        self.get(&format!("/api/games/{game}")).await.expect("state")
+    }
+}
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A WebSocket client of one game that tracks the version and checks that
+/// versions arrive gap-free.
+#[derive(Debug)]
+pub struct Client {
+    ws: Ws,
+    /// The last version held.
+    pub v: u64,
+    /// The last state of play seen.
+    pub status: Option<Status>,
+    /// Every visible event, with its version.
+    pub events: Vec<(u64, GameEvent)>,
+    /// Every version seen (bare ones included).
+    pub versions: Vec<u64>,
+    /// Errors received, in order.
+    pub errors: Vec<ErrorBody>,
+    /// The seat, from `welcome`.
+    pub side: Option<Side>,
+    /// Snapshots received.
+    pub snapshots: u32,
+}
+
+impl Client {
+    /// Connects to a game and says hello (with a token and a last version).
+    pub async fn connect(addr: SocketAddr, game: &str, token: Option<&str>, v: Option<u64>) -> Client {
+        let mut c = Client::connect_raw(addr, game).await;
+        c.v = v.unwrap_or(0);
+        c.send(&ClientMsg::Hello {
+            protocol: PROTOCOL_VERSION,
+            token: token.map(str::to_owned),
+            v,
+        })
+        .await;
+        match c.next().await {
+            ServerMsg::Welcome { side, .. } => c.side = side,
+            other => panic!("expected welcome, got {other:?}"),
+        }
+        c
+    }
+
+    /// Opens the socket without saying hello.
+    pub async fn connect_raw(addr: SocketAddr, game: &str) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/games/{game}/ws"))
+            .await
+            .expect("websocket connect");
+        Client {
+            ws,
+            v: 0,
+            status: None,
+            events: Vec::new(),
+            versions: Vec::new(),
+            errors: Vec::new(),
+            side: None,
+            snapshots: 0,
+        }
+    }
+
+    /// Sends a protocol message.
+    pub async fn send(&mut self, m: &ClientMsg) {
+        self.send_text(serde_json::to_string(m).unwrap()).await;
+    }
+
+    /// Sends any text.
+    pub async fn send_text(&mut self, t: String) {
+        self.ws.send(Message::text(t)).await.expect("ws send");
+    }
+
+    /// Plays a move at the current ply.
+    pub async fn play(&mut self, mv: &str) {
+        let ply = self.status.as_ref().map_or(0, |s| s.ply);
+        self.send(&ClientMsg::Move { ply, mv: mv.into() }).await;
+    }
+
+    /// The next server message (answers pings), applying it to the tracked state.
+    pub async fn next(&mut self) -> ServerMsg {
+        loop {
+            let frame = tokio::time::timeout(RECV_TIMEOUT, self.ws.next())
+                .await
+                .expect("timed out waiting for a server message");
+            let text = match frame {
+                Some(Ok(Message::Text(t))) => t,
+                Some(Ok(Message::Close(c))) => panic!("connection closed: {c:?}"),
+                Some(Ok(_)) => continue,
+                other => panic!("connection ended: {other:?}"),
+            };
+            let msg: ServerMsg =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("bad server message {text}: {e}"));
+            match &msg {
+                ServerMsg::Ping { n } => {
+                    let n = *n;
+                    self.send(&ClientMsg::Pong { n }).await;
+                    continue;
+                }
+                ServerMsg::Snapshot { game } => {
+                    self.snapshots += 1;
+                    self.v = game.v;
+                    self.status = Some(game.status.clone());
+                }
+                ServerMsg::Event { v, event } => {
+                    assert_eq!(*v, self.v + 1, "versions must be gap-free");
+                    self.v = *v;
+                    self.versions.push(*v);
+                    if let Some(e) = event {
+                        match &**e {
+                            GameEvent::Started { status }
+                            | GameEvent::Moved { status, .. }
+                            | GameEvent::State { status }
+                            | GameEvent::Restored { status } => self.status = Some(status.clone()),
+                            _ => {}
+                        }
+                        self.events.push((*v, (**e).clone()));
+                    }
+                }
+                ServerMsg::Error { code, message } => self.errors.push(ErrorBody {
+                    code: *code,
+                    message: message.clone(),
+                }),
+                _ => {}
+            }
+            return msg;
+        }
+    }
+
+    /// Reads until an event matching `f` arrives; returns it.
+    pub async fn until(&mut self, f: impl Fn(&GameEvent) -> bool) -> GameEvent {
+        loop {
+            if let ServerMsg::Event { event: Some(e), .. } = self.next().await
+                && f(&e)
+            {
+                return *e;
+            }
+        }
+    }
+
+    /// Reads until version `v` is reached.
+    pub async fn until_v(&mut self, v: u64) {
+        while self.v < v {
+            self.next().await;
+        }
+    }
+
+    /// Reads until an error arrives; returns its code.
+    pub async fn error(&mut self) -> ErrorCode {
+        loop {
+            if let ServerMsg::Error { code, .. } = self.next().await {
+                return code;
+            }
+        }
+    }
+
+    /// Closes the connection.
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}
+
+/// Three seated players connected to one game.
+#[derive(Debug)]
+pub struct Table {
+    /// The API client.
+    pub api: Api,
+    /// The players' sessions, W, B, Y.
+    pub sessions: Vec<Session>,
+    /// The game id.
+    pub game: String,
+    /// The players' connections, W, B, Y.
+    pub players: Vec<Client>,
+}
+
+impl Table {
+    /// Creates a game with these settings, seats three guests and connects them.
+    pub async fn new(server: &TestServer, settings: &CreateGame) -> Table {
+        let api = Api::new(server.base());
+        let mut sessions = Vec::new();
+        for _ in 0..3 {
+            sessions.push(api.guest().await);
+        }
+        let game = api.create_game(&sessions[0].token, settings).await.id;
+        let mut players = Vec::new();
+        for (i, s) in sessions.iter().enumerate() {
+            let side = Side::ALL[i];
+            let joined = api.join(&s.token, &game, Some(side)).await.expect("join");
+            assert_eq!(joined.side, side);
+        }
+        for s in &sessions {
+            players.push(Client::connect(server.addr, &game, Some(&s.token), None).await);
+        }
+        let mut t = Table {
+            api,
+            sessions,
+            game,
+            players,
+        };
+        t.sync().await;
+        t
+    }
+
+    /// Brings every player to the room's current version.
+    pub async fn sync(&mut self) {
+        let v = self.api.state(&self.game).await.v;
+        for c in &mut self.players {
+            c.until_v(v).await;
+        }
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Side {
+        self.players[0].status.as_ref().expect("status").turn
+    }
+
+    /// The side to move plays `mv`; every player (and `others`) reads until it is played.
+    pub async fn play(&mut self, mv: &str, others: &mut [&mut Client]) {
+        let turn = self.turn();
+        let ply = self.players[0].status.as_ref().expect("status").ply;
+        let mover = &mut self.players[turn.index()];
+        assert!(
+            mover
+                .status
+                .as_ref()
+                .expect("status")
+                .legal_moves
+                .iter()
+                .any(|m| m == mv),
+            "{mv} must be among the legal moves sent"
+        );
+        mover.play(mv).await;
+        let played = |e: &GameEvent| matches!(e, GameEvent::Moved { ply: p, .. } if *p == ply);
+        for c in self.players.iter_mut() {
+            c.until(played).await;
+        }
+        for c in others.iter_mut() {
+            c.until(played).await;
+        }
+    }
+}
