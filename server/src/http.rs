@@ -38,6 +38,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/join", post(join_game))
         .route("/api/games/{id}/record", get(game_record))
         .route("/api/games/{id}/ws", get(crate::ws::upgrade))
+        .fallback(crate::web::serve)
         .layer(DefaultBodyLimit::max(16 * 1024))
         .with_state(state)
 }

@@ -1,0 +1,66 @@
+// The HTTP API of protocol/ (JSON) and the session token kept in localStorage.
+
+const TOKEN_KEY = 'sanguo.session';
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code || `HTTP ${status}`);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function request(method, path, body, token) {
+  const headers = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!res.ok) throw new ApiError(res.status, data && data.code, (data && data.message) || text);
+  return data;
+}
+
+let session = null;
+try {
+  session = JSON.parse(localStorage.getItem(TOKEN_KEY) || 'null');
+} catch {
+  session = null;
+}
+
+/** The current session ({token, player, name, account}), creating a guest one if needed. */
+export async function ensureSession() {
+  if (session) {
+    try {
+      await request('GET', '/api/me', undefined, session.token);
+      return session;
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status !== 401) return session;
+    }
+  }
+  session = await request('POST', '/api/sessions', {});
+  localStorage.setItem(TOKEN_KEY, JSON.stringify(session));
+  return session;
+}
+
+export function currentSession() {
+  return session;
+}
+
+export const api = {
+  listGames: (phase) => request('GET', `/api/games?phase=${encodeURIComponent(phase)}`),
+  createGame: (body) => request('POST', '/api/games', body, session && session.token),
+  joinGame: (id, side) => request('POST', `/api/games/${encodeURIComponent(id)}/join`, side ? { side } : {}, session && session.token),
+  game: (id) => request('GET', `/api/games/${encodeURIComponent(id)}`),
+  record: (id) => request('GET', `/api/games/${encodeURIComponent(id)}/record`),
+};
+
+export function wsUrl(id) {
+  const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${proto}//${location.host}/api/games/${encodeURIComponent(id)}/ws`;
+}

@@ -1,0 +1,281 @@
+// The board as SVG, drawn from the geometry of RULES §2, rotated so that the
+// viewer's side is at the bottom. Pieces are squares (the seed's pieces are
+// cubes): white with black characters, black with white, yellow with red.
+// Every point carries data-point / data-x / data-y (board coordinates).
+
+import { points, figure, fanCentre, rotate, sideAngle, SIDES, PIECE_CHARS } from './geometry.js';
+
+const NS = 'http://www.w3.org/2000/svg';
+const S = 40; // pixels per line spacing in the SVG's user space
+const EXTENT = 9.9 * S;
+
+function el(name, attrs = {}, parent) {
+  const e = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+const r3 = (v) => Math.round(v * 1000) / 1000;
+
+export class Board {
+  /**
+   * @param {HTMLElement} host where the SVG goes
+   * @param {object} opts {onMove(from, to)}
+   */
+  constructor(host, opts = {}) {
+    this.host = host;
+    this.onMove = opts.onMove || (() => {});
+    this.points = points();
+    this.byName = new Map(this.points.map((p) => [p.name, p]));
+    this.view = 'W';
+    this.placement = new Map();
+    this.legal = new Map(); // from -> [to]
+    this.selected = null;
+    this.last = null;
+    this.checked = [];
+    this.interactive = false;
+    this.svg = el('svg', {
+      id: 'board',
+      viewBox: `${-EXTENT} ${-EXTENT} ${2 * EXTENT} ${2 * EXTENT}`,
+      role: 'img',
+      'aria-label': 'board',
+    });
+    host.appendChild(this.svg);
+    this.gLines = el('g', { class: 'lines' }, this.svg);
+    this.gMarks = el('g', { class: 'marks' }, this.svg);
+    this.gPoints = el('g', { class: 'points' }, this.svg);
+    this.gPieces = el('g', { class: 'pieces' }, this.svg);
+    this.gDest = el('g', { class: 'dests' }, this.svg);
+    this.drag = null;
+    this.svg.addEventListener('pointerdown', (e) => this.pointerDown(e));
+    this.svg.addEventListener('pointermove', (e) => this.pointerMove(e));
+    this.svg.addEventListener('pointerup', (e) => this.pointerUp(e));
+    this.svg.addEventListener('pointercancel', () => this.cancelDrag());
+    this.drawBoard();
+  }
+
+  /** Board coordinates → SVG coordinates for the current view. */
+  screen(x, y) {
+    const [rx, ry] = rotate([x, y], -sideAngle(SIDES.indexOf(this.view)));
+    return [rx * S, -ry * S];
+  }
+
+  pt(name) {
+    const p = this.byName.get(name);
+    return this.screen(p.x, p.y);
+  }
+
+  setView(side) {
+    if (!SIDES.includes(side)) side = 'W';
+    if (side === this.view) return;
+    this.view = side;
+    this.drawBoard();
+    this.renderPieces();
+  }
+
+  drawBoard() {
+    this.svg.setAttribute('data-view', this.view);
+    this.svg.setAttribute('data-rotation', String(-sideAngle(SIDES.indexOf(this.view))));
+    this.svg.setAttribute('data-scale', String(S));
+    this.gLines.replaceChildren();
+    this.gPoints.replaceChildren();
+    const fig = figure();
+    // side-tinted rectangles under the lines
+    SIDES.forEach((X) => {
+      const c = [`${X}11`, `${X}91`, `${X}96`, `${X}16`].map((n) => this.pt(n).map(r3).join(',')).join(' ');
+      el('polygon', { points: c, class: `area area-${X}` }, this.gLines);
+    });
+    const path = [];
+    for (const [a, b] of fig.segments) {
+      const [x1, y1] = this.pt(a);
+      const [x2, y2] = this.pt(b);
+      path.push(`M${r3(x1)} ${r3(y1)}L${r3(x2)} ${r3(y2)}`);
+    }
+    for (const arc of fig.arcs) {
+      const [x1, y1] = this.pt(arc.from);
+      const [x2, y2] = this.pt(arc.to);
+      // From X's rank-6 line (180° at P_X) to N's (120°): decreasing angle in
+      // y-up coordinates, which is the positive sweep once y points down.
+      path.push(`M${r3(x1)} ${r3(y1)}A${arc.radius * S} ${arc.radius * S} 0 0 1 ${r3(x2)} ${r3(y2)}`);
+    }
+    el('path', { d: path.join(''), class: 'line' }, this.gLines);
+    const dashed = fig.dashed
+      .map(([a, b]) => {
+        const [x1, y1] = this.pt(a);
+        const [x2, y2] = this.pt(b);
+        return `M${r3(x1)} ${r3(y1)}L${r3(x2)} ${r3(y2)}`;
+      })
+      .join('');
+    el('path', { d: dashed, class: 'line dashed' }, this.gLines);
+    // fan centres are not points; the centre O gets a ring
+    const [ox, oy] = this.pt('O');
+    el('circle', { cx: ox, cy: oy, r: 0.28 * S, class: 'centre' }, this.gLines);
+    // side labels beyond each rectangle's outer edge
+    SIDES.forEach((X) => {
+      const [lx, ly] = this.screen(...rotate([0, -(2 * Math.sqrt(3) + 6.15)], sideAngle(SIDES.indexOf(X))));
+      const t = el('text', { x: r3(lx), y: r3(ly), class: `side-label label-${X}` }, this.gLines);
+      t.textContent = PIECE_CHARS[X].K;
+    });
+    void fanCentre;
+    for (const p of this.points) {
+      const [x, y] = this.screen(p.x, p.y);
+      el(
+        'circle',
+        {
+          cx: r3(x),
+          cy: r3(y),
+          r: 0.07 * S,
+          class: 'pt',
+          'data-point': p.name,
+          'data-index': p.index,
+          'data-x': p.x.toFixed(9),
+          'data-y': p.y.toFixed(9),
+        },
+        this.gPoints,
+      );
+    }
+    this.renderMarks();
+  }
+
+  /** Sets what to show. */
+  update({ placement, legal, last, checked, interactive }) {
+    if (placement) this.placement = placement;
+    if (legal) this.legal = legal;
+    if (last !== undefined) this.last = last;
+    if (checked) this.checked = checked;
+    if (interactive !== undefined) this.interactive = interactive;
+    if (this.selected && !(this.interactive && this.legal.has(this.selected))) this.selected = null;
+    this.renderPieces();
+    this.renderMarks();
+  }
+
+  renderMarks() {
+    this.gMarks.replaceChildren();
+    if (this.last) {
+      for (const [n, cls] of [[this.last.from, 'last-from'], [this.last.to, 'last-to']]) {
+        if (!this.byName.has(n)) continue;
+        const [x, y] = this.pt(n);
+        el('rect', { x: x - 0.48 * S, y: y - 0.48 * S, width: 0.96 * S, height: 0.96 * S, rx: 4, class: `mark ${cls}` }, this.gMarks);
+      }
+    }
+    for (const [pt, p] of this.placement) {
+      if (p.piece === 'K' && this.checked.includes(p.side)) {
+        const [x, y] = this.pt(pt);
+        el('circle', { cx: x, cy: y, r: 0.62 * S, class: 'mark in-check' }, this.gMarks);
+      }
+    }
+    this.gDest.replaceChildren();
+    if (this.selected) {
+      const [sx, sy] = this.pt(this.selected);
+      el('rect', { x: sx - 0.5 * S, y: sy - 0.5 * S, width: S, height: S, rx: 5, class: 'mark selected' }, this.gMarks);
+      for (const to of this.legal.get(this.selected) || []) {
+        const [x, y] = this.pt(to);
+        const capture = this.placement.has(to);
+        el('circle', { cx: x, cy: y, r: capture ? 0.5 * S : 0.17 * S, class: capture ? 'dest capture' : 'dest', 'data-dest': to }, this.gDest);
+      }
+    }
+  }
+
+  renderPieces() {
+    this.gPieces.replaceChildren();
+    for (const [pt, p] of this.placement) {
+      if (!this.byName.has(pt)) continue;
+      const [x, y] = this.pt(pt);
+      const g = el('g', { class: `piece side-${p.side}`, 'data-piece': `${p.side}${p.piece}`, 'data-at': pt, transform: `translate(${r3(x)} ${r3(y)})` }, this.gPieces);
+      if (this.interactive && this.legal.has(pt)) g.classList.add('movable');
+      el('rect', { x: -0.42 * S, y: -0.42 * S, width: 0.84 * S, height: 0.84 * S, rx: 0.12 * S, class: 'body' }, g);
+      const t = el('text', { x: 0, y: 0.015 * S, class: 'char' }, g);
+      t.textContent = PIECE_CHARS[p.side][p.piece];
+    }
+  }
+
+  /** The point nearest to an event, if within reach. */
+  pointAt(e) {
+    const ctm = this.svg.getScreenCTM();
+    if (!ctm) return null;
+    const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(ctm.inverse());
+    let best = null;
+    let bestD = Infinity;
+    for (const q of this.points) {
+      const [x, y] = this.screen(q.x, q.y);
+      const d = Math.hypot(x - p.x, y - p.y);
+      if (d < bestD) {
+        bestD = d;
+        best = q.name;
+      }
+    }
+    return { name: bestD < 0.55 * S ? best : null, x: p.x, y: p.y };
+  }
+
+  select(name) {
+    this.selected = name;
+    this.renderPieces();
+    this.renderMarks();
+  }
+
+  tryMove(from, to) {
+    if ((this.legal.get(from) || []).includes(to)) {
+      this.selected = null;
+      this.onMove(from, to);
+      return true;
+    }
+    return false;
+  }
+
+  pointerDown(e) {
+    if (!this.interactive) return;
+    const hit = this.pointAt(e);
+    if (!hit || !hit.name) return;
+    e.preventDefault();
+    if (this.selected && this.tryMove(this.selected, hit.name)) return;
+    if (this.legal.has(hit.name)) {
+      const wasSelected = this.selected === hit.name;
+      this.select(hit.name);
+      const g = this.gPieces.querySelector(`[data-at="${hit.name}"]`);
+      this.drag = { from: hit.name, g, startX: hit.x, startY: hit.y, moved: false, wasSelected };
+      try {
+        this.svg.setPointerCapture(e.pointerId);
+      } catch {
+        /* synthetic events */
+      }
+    } else if (this.selected) {
+      this.select(null);
+    }
+  }
+
+  pointerMove(e) {
+    if (!this.drag) return;
+    const hit = this.pointAt(e);
+    if (!hit) return;
+    const d = this.drag;
+    if (!d.moved && Math.hypot(hit.x - d.startX, hit.y - d.startY) < 0.2 * S) return;
+    d.moved = true;
+    if (d.g) {
+      d.g.classList.add('dragging');
+      d.g.setAttribute('transform', `translate(${r3(hit.x)} ${r3(hit.y)})`);
+      this.gPieces.appendChild(d.g);
+    }
+  }
+
+  pointerUp(e) {
+    const d = this.drag;
+    if (!d) return;
+    this.drag = null;
+    if (!d.moved) {
+      // a plain click: toggle selection off if it was already selected
+      if (d.wasSelected) this.select(null);
+      return;
+    }
+    const hit = this.pointAt(e);
+    if (hit && hit.name && this.tryMove(d.from, hit.name)) return;
+    this.renderPieces();
+  }
+
+  cancelDrag() {
+    if (this.drag) {
+      this.drag = null;
+      this.renderPieces();
+    }
+  }
+}

@@ -1,0 +1,618 @@
+// A live game: play (a seated player) or watch (a spectator) over the game's
+// WebSocket. The server's `status` is the whole truth: the board, whose turn,
+// the side to move's legal moves, clocks and counters. The client only keeps
+// the last version `v` it holds, so that a reconnect gets exactly what it missed.
+
+import { Board } from './board.js';
+import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
+import { t, sideName } from './i18n.js';
+import { api, currentSession, wsUrl, ApiError } from './api.js';
+import { playMove } from './sound.js';
+import { h, clear, formatClock, describeResult, reasonText, tcLabel, banner } from './ui.js';
+
+const PROTOCOL = 1;
+
+export function mountGame(root, id, { seat } = {}) {
+  const st = {
+    id,
+    v: null,
+    game: null, // the Snapshot, kept up to date by events
+    role: null,
+    side: null,
+    lastMove: null,
+    checks: [],
+    departures: [],
+    notes: [], // transient notes {cls, text, until}
+    chat: [],
+    moveSides: [], // who played each move (from events, or the record after a snapshot)
+    clockAt: performance.now(),
+    graceAt: {}, // side -> performance.now() deadline
+    confirm: null, // 'resign' | 'draw'
+    error: null,
+  };
+  window.__sanguo = { state: st };
+  let ws = null;
+  let destroyed = false;
+  let retry = 0;
+  let retryTimer = null;
+  let tick = null;
+  let everConnected = false;
+  let pingTimer = null;
+
+  // ---- layout -------------------------------------------------------------
+  clear(root);
+  const boardWrap = h('div', { class: 'board-wrap' });
+  const statusLine = h('div', { class: 'status-line', id: 'status-line' });
+  const clocksEl = h('div', { class: 'clocks', id: 'clocks' });
+  const notesEl = h('div', { class: 'notes', id: 'notes' });
+  const inviteEl = h('div', { id: 'invite' });
+  const actionsEl = h('div', { class: 'actions', id: 'actions' });
+  const confirmEl = h('div', { id: 'confirm' });
+  const movesEl = h('div', { class: 'movelist', id: 'movelist' });
+  const chatLog = h('div', { class: 'chat-log', id: 'chat-log' });
+  const chatInput = h('input', { id: 'chat-input', maxlength: '500', autocomplete: 'off' });
+  const chatForm = h('form', { class: 'chat-form', id: 'chat-form' }, chatInput, h('button', { type: 'submit' }, t('send')));
+  const chatTitle = h('h2', {}, t('chat'));
+  const gameEl = h(
+    'div',
+    { class: 'game', id: 'game', 'data-game': id },
+    h('div', { class: 'board-col' }, boardWrap),
+    h(
+      'div',
+      { class: 'panel' },
+      h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby'))),
+      statusLine,
+      clocksEl,
+      notesEl,
+      inviteEl,
+      actionsEl,
+      confirmEl,
+      h('h2', {}, t('moves')),
+      movesEl,
+      h('div', { class: 'chat-box' }, chatTitle, chatLog, chatForm),
+    ),
+  );
+  root.appendChild(gameEl);
+
+  const board = new Board(boardWrap, { onMove: (from, to) => sendMove(from, to) });
+
+  chatForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = chatInput.value.trim();
+    if (!text) return;
+    send({ type: 'chat', channel: chatChannel(), text });
+    chatInput.value = '';
+  });
+
+  // ---- connection ---------------------------------------------------------
+  function send(msg) {
+    if (ws && ws.readyState === WebSocket.OPEN) {
+      ws.send(JSON.stringify(msg));
+      return true;
+    }
+    return false;
+  }
+
+  async function start() {
+    if (seat) {
+      try {
+        await api.joinGame(id, seat === 'any' ? null : seat);
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 'seat_taken') st.error = t('seatTaken');
+        else if (e instanceof ApiError && e.code === 'already_seated') st.error = null;
+        else if (e instanceof ApiError && e.code === 'not_found') st.error = t('notFound');
+        else st.error = t('errorPrefix') + e.message;
+      }
+    }
+    connect();
+    tick = setInterval(renderClocks, 100);
+  }
+
+  function connect() {
+    if (destroyed) return;
+    const sock = new WebSocket(wsUrl(id));
+    ws = sock;
+    sock.onopen = () => {
+      const hello = { type: 'hello', protocol: PROTOCOL };
+      const s = currentSession();
+      if (s) hello.token = s.token;
+      if (st.v !== null) hello.v = st.v;
+      sock.send(JSON.stringify(hello));
+      clearInterval(pingTimer);
+      pingTimer = setInterval(() => send({ type: 'ping', n: Date.now() }), 20000);
+    };
+    sock.onmessage = (e) => {
+      let msg;
+      try {
+        msg = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      onMessage(msg);
+    };
+    sock.onclose = () => {
+      clearInterval(pingTimer);
+      if (ws !== sock || destroyed) return;
+      ws = null;
+      gameEl.dataset.connected = 'false';
+      if (st.game && st.game.phase === 'finished' && !everConnected) return;
+      banner(t('reconnecting'));
+      const delay = Math.min(5000, 300 * 2 ** retry);
+      retry += 1;
+      retryTimer = setTimeout(connect, delay);
+    };
+  }
+
+  function reconnectNow() {
+    if (ws) {
+      const old = ws;
+      ws = null;
+      old.onclose = null;
+      old.close();
+    }
+    connect();
+  }
+
+  function onMessage(msg) {
+    switch (msg.type) {
+      case 'welcome':
+        st.role = msg.role;
+        st.side = msg.side || null;
+        gameEl.dataset.connected = 'true';
+        if (everConnected && retry > 0) banner(t('reconnected'), 'ok', 2000);
+        else banner(null);
+        everConnected = true;
+        retry = 0;
+        if (st.side) board.setView(st.side);
+        break;
+      case 'snapshot':
+        applySnapshot(msg.game);
+        break;
+      case 'event':
+        if (st.v === null) return;
+        if (msg.v <= st.v) return; // already held
+        if (msg.v !== st.v + 1) {
+          reconnectNow(); // a gap: ask again from the last version held
+          return;
+        }
+        st.v = msg.v;
+        if (msg.event) applyEvent(msg.event);
+        render();
+        break;
+      case 'error':
+        onError(msg);
+        break;
+      case 'ping':
+        send({ type: 'pong', n: msg.n });
+        break;
+      default:
+        break;
+    }
+  }
+
+  function onError(msg) {
+    note('bad', t('errorPrefix') + (msg.message || msg.code), 6000);
+    if (['illegal_move', 'stale_move', 'not_your_turn', 'bad_move', 'duplicate_move'].includes(msg.code)) {
+      render(); // undo the optimistic move
+    }
+  }
+
+  // ---- state --------------------------------------------------------------
+  function applySnapshot(snap) {
+    st.game = snap;
+    st.v = snap.v;
+    st.clockAt = performance.now();
+    const last = snap.moves[snap.moves.length - 1];
+    st.lastMove = last ? splitMove(last) : null;
+    st.checks = [];
+    st.departures = snap.result ? [...snap.result.eliminations] : st.departures.filter((d) => d.ply <= snap.status.ply);
+    render();
+    if (snap.moves.some((_, i) => !st.moveSides[i])) {
+      api
+        .record(id)
+        .then((r) => {
+          for (const m of r.moves) st.moveSides[m.ply] = m.side;
+          if (st.lastMove && r.moves.length === st.game.moves.length && r.moves.length) st.lastMove.side = r.moves[r.moves.length - 1].side;
+          renderMoves();
+        })
+        .catch(() => {});
+    }
+  }
+
+  function setStatus(status) {
+    st.game.status = status;
+    st.clockAt = performance.now();
+  }
+
+  function applyEvent(ev) {
+    const g = st.game;
+    switch (ev.kind) {
+      case 'joined':
+        g.seats[SIDES.indexOf(ev.side)] = ev.seat;
+        break;
+      case 'started':
+        g.phase = 'live';
+        setStatus(ev.status);
+        break;
+      case 'moved':
+        g.moves.push(ev.mv);
+        st.moveSides[ev.ply] = ev.side;
+        st.lastMove = { ...splitMove(ev.mv), side: ev.side };
+        st.checks = ev.checks || [];
+        setStatus(ev.status);
+        playMove(!!ev.captured);
+        break;
+      case 'warned':
+        note('warn', t('warned', { side: sideName(ev.side), request: t(`request_${ev.request}`) }), 15000);
+        break;
+      case 'eliminated':
+        st.departures.push({ side: ev.side, reason: ev.reason, ply: ev.ply });
+        break;
+      case 'draw_offered':
+        g.status.pending_offer = { by: ev.by, waiting: ev.to };
+        break;
+      case 'draw_answered':
+        if (g.status.pending_offer) g.status.pending_offer.waiting = g.status.pending_offer.waiting.filter((s) => s !== ev.by);
+        note('', t('drawAnswered', { by: sideName(ev.by), answer: t(ev.accept ? 'accepted' : 'declined') }), 10000);
+        break;
+      case 'draw_offer_lapsed':
+        g.status.pending_offer = null;
+        note('', t('drawLapsed', { by: sideName(ev.by) }), 8000);
+        break;
+      case 'state':
+        setStatus(ev.status);
+        break;
+      case 'restored':
+        setStatus(ev.status);
+        note('warn', t('restored'), 10000);
+        break;
+      case 'finished':
+        g.phase = 'finished';
+        g.result = ev.result;
+        st.departures = [...ev.result.eliminations];
+        break;
+      case 'presence': {
+        const seatInfo = g.seats[SIDES.indexOf(ev.side)];
+        if (seatInfo) seatInfo.online = ev.online;
+        if (!ev.online && ev.grace_ms != null) st.graceAt[ev.side] = performance.now() + ev.grace_ms;
+        else delete st.graceAt[ev.side];
+        break;
+      }
+      case 'chat':
+        st.chat.push(ev);
+        renderChat();
+        break;
+      default:
+        break;
+    }
+  }
+
+  function splitMove(mv) {
+    const [from, to] = mv.split('-');
+    return { from, to };
+  }
+
+  function note(cls, text, ms) {
+    st.notes.push({ cls, text, until: performance.now() + ms });
+    renderNotes();
+  }
+
+  const mySide = () => (st.role === 'player' ? st.side : null);
+  const isLive = () => st.game && st.game.phase === 'live';
+  const myTurn = () => isLive() && mySide() && st.game.status.turn === mySide() && st.game.status.live.includes(mySide());
+
+  // ---- actions ------------------------------------------------------------
+  function sendMove(from, to) {
+    const s = st.game.status;
+    if (!send({ type: 'move', ply: s.ply, mv: `${from}-${to}` })) return;
+    // optimistic: show the piece on its way; the server's event follows
+    const placement = parsePlacement(s.position);
+    const p = placement.get(from);
+    placement.delete(from);
+    if (p) placement.set(to, p);
+    board.update({ placement, legal: new Map(), last: { from, to }, interactive: false });
+  }
+
+  function chatChannel() {
+    if (st.role === 'player' && !(st.game && st.game.phase === 'finished')) return 'players';
+    return st.role === 'player' && st.game && st.game.settings.players_chat ? 'players' : 'spectators';
+  }
+
+  // ---- rendering ----------------------------------------------------------
+  function render() {
+    const g = st.game;
+    if (!g) return;
+    const s = g.status;
+    gameEl.dataset.phase = g.phase;
+    gameEl.dataset.ply = String(s.ply);
+    gameEl.dataset.turn = s.turn;
+    gameEl.dataset.v = String(st.v);
+    gameEl.dataset.role = st.role || '';
+    gameEl.dataset.side = st.side || '';
+    const legal = new Map();
+    if (myTurn()) {
+      for (const m of s.legal_moves) {
+        const [from, to] = m.split('-');
+        if (!legal.has(from)) legal.set(from, []);
+        legal.get(from).push(to);
+      }
+    }
+    board.update({ placement: parsePlacement(s.position), legal, last: st.lastMove, checks: undefined, checked: st.checks, interactive: myTurn() });
+    // status line
+    let line;
+    if (g.phase === 'open') line = t('waitingPlayers');
+    else if (g.phase === 'finished') line = t('gameOver');
+    else if (myTurn()) line = t('yourTurn') + ' · ' + t('round', { n: s.round + 1 });
+    else line = t('toMove', { side: sideName(s.turn) }) + ' · ' + t('round', { n: s.round + 1 });
+    const who = st.role === 'player' ? t('playingAs', { side: sideName(st.side) }) : st.role ? t('spectator') : t('connecting');
+    statusLine.replaceChildren(h('div', {}, line), h('div', { class: 'muted', id: 'role-line' }, who + ' · ' + tcLabel(g.settings.time_control) + ' · ' + t(g.settings.direction)));
+    renderClocks(true);
+    renderNotes();
+    renderInvite();
+    renderActions();
+    renderMoves();
+    renderChatHead();
+  }
+
+  let clockEls = null;
+  function renderClocks(rebuild) {
+    const g = st.game;
+    if (!g) return;
+    const s = g.status;
+    if (rebuild === true || !clockEls) {
+      clockEls = {};
+      clocksEl.replaceChildren();
+      // the viewer's own clock last (nearest the board's bottom on phones)
+      const order = [...SIDES];
+      if (st.side) {
+        const i = SIDES.indexOf(st.side);
+        order.splice(0, 3, SIDES[(i + 1) % 3], SIDES[(i + 2) % 3], SIDES[i]);
+      }
+      for (const side of order) {
+        const idx = SIDES.indexOf(side);
+        const seatInfo = g.seats[idx];
+        const out = g.phase !== 'open' && !s.live.includes(side);
+        const time = h('span', { class: 'time' });
+        const extra = h('span', { class: 'extra' });
+        const off = h('span', { class: 'off' });
+        const el = h(
+          'div',
+          { class: `clock${s.turn === side && g.phase === 'live' ? ' turn' : ''}${out ? ' out' : ''}`, 'data-side': side },
+          h('span', { class: `piece-badge side-${side}` }, PIECE_CHARS[side].K),
+          h('span', { class: 'who' }, h('span', {}, sideName(side) + (st.side === side && st.role === 'player' ? ` (${t('you')})` : '')), h('span', { class: 'nm' }, seatInfo ? seatInfo.name : t('free')), off),
+          h('span', { style: 'text-align:right' }, time, h('br'), extra),
+        );
+        clocksEl.appendChild(el);
+        clockEls[side] = { time, extra, off };
+      }
+    }
+    const elapsed = performance.now() - st.clockAt;
+    const tc = g.settings.time_control;
+    SIDES.forEach((side, idx) => {
+      const c = s.clocks[idx];
+      const e = clockEls[side];
+      if (!c || !e) return;
+      const run = c.running && g.phase === 'live' ? elapsed : 0;
+      let main = c.remaining_ms - (c.in_byoyomi ? 0 : run);
+      let extraText = '';
+      let low = false;
+      if (c.in_byoyomi || (main <= 0 && tc.byoyomi)) {
+        const spentInto = c.in_byoyomi ? run : -main;
+        const periodLeft = (c.period_left_ms != null ? c.period_left_ms : tc.byoyomi ? tc.byoyomi.period_ms : 0) - (c.in_byoyomi ? run : spentInto);
+        main = Math.max(0, periodLeft);
+        extraText = t('byoyomi', { periods: c.periods_left });
+        low = main < 10000;
+      } else {
+        main = Math.max(0, main);
+        low = main < 30000;
+      }
+      let timeText = formatClock(main);
+      if (c.move_left_ms != null) {
+        const ml = Math.max(0, c.move_left_ms - run);
+        extraText = `${extraText ? extraText + ' · ' : ''}${t('perMove')} ${formatClock(ml)}`;
+        if (ml < 10000) low = true;
+      } else if (tc.per_move_ms && !extraText) {
+        extraText = `${t('perMove')} ${formatClock(tc.per_move_ms)}`;
+      }
+      e.time.textContent = timeText;
+      e.time.classList.toggle('low', low && c.running);
+      e.extra.textContent = extraText;
+      const seatInfo = g.seats[idx];
+      if (seatInfo && !seatInfo.online && g.phase !== 'finished') {
+        const dl = st.graceAt[side];
+        e.off.textContent = dl ? t('graceLeft', { s: formatClock(Math.max(0, dl - performance.now())) }) : t('offline');
+      } else e.off.textContent = '';
+    });
+    // drop expired notes
+    if (st.notes.some((n) => n.until < performance.now())) renderNotes();
+  }
+
+  function renderNotes() {
+    const g = st.game;
+    const now = performance.now();
+    st.notes = st.notes.filter((n) => n.until > now);
+    const out = [];
+    if (st.error) out.push(h('div', { class: 'note bad' }, st.error));
+    if (g) {
+      const s = g.status;
+      if (g.result) {
+        out.push(h('div', { class: 'note good result', id: 'result' }, ...describeResult(g.result, g.seats)));
+        out.push(h('div', {}, h('a', { href: `#/r/${id}`, id: 'replay-link' }, t('replay'))));
+      }
+      for (const d of st.departures) {
+        out.push(h('div', { class: 'note bad', 'data-eliminated': d.side }, t('eliminated', { side: sideName(d.side), reason: reasonText(d.reason), ply: d.ply })));
+      }
+      if (g.phase === 'live') {
+        if (st.checks.length) out.push(h('div', { class: 'note bad', id: 'check-note' }, t('check', { sides: st.checks.map((x) => sideName(x, true)).join(', ') })));
+        if (st.lastMove) out.push(h('div', { class: 'note' }, t('lastMove', { mv: `${st.lastMove.from}-${st.lastMove.to}` })));
+        if (s.pending_offer) {
+          const po = s.pending_offer;
+          out.push(h('div', { class: 'note warn', id: 'offer-note' }, t('drawOffered', { by: sideName(po.by), waiting: po.waiting.map((x) => sideName(x, true)).join(', ') || '—' })));
+        }
+        for (const c of counterNotes(s)) out.push(h('div', { class: 'note warn counter' }, c));
+      }
+    }
+    for (const n of st.notes) out.push(h('div', { class: `note ${n.cls}` }, n.text));
+    notesEl.replaceChildren(...out);
+  }
+
+  function counterNotes(s) {
+    const c = s.counters;
+    const phase3 = s.live.length === 3;
+    const res = [];
+    const np = phase3 ? 90 : 40;
+    if (c.plies_without_progress >= np * 0.6) res.push(t('c_noProgress', { n: c.plies_without_progress, max: np }));
+    if (!phase3 && c.phase2_plies >= 40) res.push(t('c_phase2', { n: c.phase2_plies, max: 80 }));
+    const consecMax = phase3 ? 7 : 5;
+    const cumMax = phase3 ? 25 : 20;
+    SIDES.forEach((by, i) =>
+      SIDES.forEach((on, j) => {
+        if (i === j) return;
+        const n = c.consecutive_checks[i][j];
+        if (n >= Math.max(2, consecMax - 3)) res.push(t('c_consec', { by: sideName(by, true), on: sideName(on, true), n, max: consecMax }));
+        const m = c.cumulative_checks[i][j];
+        if (m >= cumMax * 0.6) res.push(t('c_cumul', { by: sideName(by, true), on: sideName(on, true), n: m, max: cumMax }));
+      }),
+    );
+    return res;
+  }
+
+  function renderInvite() {
+    const g = st.game;
+    if (g.phase !== 'open') {
+      inviteEl.replaceChildren();
+      return;
+    }
+    const rows = [h('h2', {}, t('invite'))];
+    SIDES.forEach((side, idx) => {
+      const seatInfo = g.seats[idx];
+      const url = `${location.origin}${location.pathname}#/g/${id}?seat=${side}`;
+      if (seatInfo) {
+        rows.push(h('div', { class: 'invite-row' }, h('span', { class: `dot dot-${side}` }), sideName(side), ': ', seatInfo.name));
+      } else {
+        const input = h('input', { value: url, readonly: '', 'data-invite': side });
+        const btn = h('button', { type: 'button', class: 'small' }, t('copy'));
+        btn.addEventListener('click', async () => {
+          input.select();
+          try {
+            await navigator.clipboard.writeText(url);
+          } catch {
+            document.execCommand && document.execCommand('copy');
+          }
+          btn.textContent = t('copied');
+        });
+        rows.push(h('div', { class: 'invite-row' }, h('span', { class: `dot dot-${side}` }), sideName(side, true), input, btn));
+      }
+    });
+    inviteEl.replaceChildren(...rows);
+  }
+
+  function renderActions() {
+    const g = st.game;
+    const me = mySide();
+    const buttons = [];
+    confirmEl.replaceChildren();
+    if (!(isLive() && me && g.status.live.includes(me))) {
+      actionsEl.replaceChildren();
+      return;
+    }
+    const s = g.status;
+    const phase3 = s.live.length === 3;
+    const offersLeft = 3 - s.counters.draw_offers_made[SIDES.indexOf(me)];
+    const resign = h('button', { type: 'button', class: 'danger', id: 'resign-btn' }, t('resign'));
+    resign.addEventListener('click', () => {
+      st.confirm = 'resign';
+      renderActions();
+    });
+    const offer = h('button', { type: 'button', id: 'offer-btn' }, t('offerDraw'));
+    offer.disabled = offersLeft <= 0 || !!s.pending_offer;
+    offer.addEventListener('click', () => {
+      st.confirm = 'draw';
+      renderActions();
+    });
+    buttons.push(resign, offer, h('span', { class: 'muted' }, t('offersLeft', { n: offersLeft })));
+    actionsEl.replaceChildren(...buttons);
+    const premature = () => {
+      if (s.round >= 15) return [];
+      const warned = s.counters.warnings[SIDES.indexOf(me)] > 0;
+      return [h('p', { class: warned ? 'note bad' : 'note warn' }, warned ? t('prematureLoses') : t('prematureWarn', { n: s.round }))];
+    };
+    if (s.pending_offer && s.pending_offer.waiting.includes(me)) {
+      const po = s.pending_offer;
+      const acc = h('button', { type: 'button', class: 'primary', id: 'accept-draw' }, t('accept'));
+      const dec = h('button', { type: 'button', id: 'decline-draw' }, t('decline'));
+      acc.addEventListener('click', () => send({ type: 'answer_draw', accept: true }));
+      dec.addEventListener('click', () => send({ type: 'answer_draw', accept: false }));
+      confirmEl.replaceChildren(
+        h('div', { class: 'confirm-box', id: 'draw-answer' }, h('strong', {}, t('drawOffered', { by: sideName(po.by), waiting: po.waiting.map((x) => sideName(x, true)).join(', ') })), h('p', {}, phase3 ? t('drawAnswer3', { by: sideName(po.by, true) }) : t('drawAnswer2')), h('div', { class: 'actions' }, acc, dec)),
+      );
+      return;
+    }
+    if (st.confirm) {
+      const kind = st.confirm;
+      const ok = h('button', { type: 'button', class: 'primary', id: 'confirm-yes' }, t('confirm'));
+      const no = h('button', { type: 'button', id: 'confirm-no' }, t('cancel'));
+      ok.addEventListener('click', () => {
+        send(kind === 'resign' ? { type: 'resign' } : { type: 'offer_draw' });
+        st.confirm = null;
+        renderActions();
+      });
+      no.addEventListener('click', () => {
+        st.confirm = null;
+        renderActions();
+      });
+      const text = kind === 'resign' ? t(phase3 ? 'resignConfirm3' : 'resignConfirm2') : t(phase3 ? 'drawConfirm3' : 'drawConfirm2');
+      confirmEl.replaceChildren(h('div', { class: 'confirm-box', id: 'confirm-box' }, h('p', {}, text), ...premature(), h('div', { class: 'actions' }, ok, no)));
+    }
+  }
+
+  function renderMoves() {
+    const g = st.game;
+    const items = g.moves.map((mv, i) => {
+      const side = st.moveSides[i];
+      return h('span', { class: `mv${i === g.moves.length - 1 ? ' cur' : ''}`, 'data-ply': String(i) }, `${i + 1}. `, side ? h('span', { class: `dot dot-${side}` }) : '', mv);
+    });
+    movesEl.replaceChildren(...items);
+    movesEl.scrollTop = movesEl.scrollHeight;
+  }
+
+  function renderChatHead() {
+    const g = st.game;
+    const ch = chatChannel();
+    chatTitle.textContent = `${t('chat')} · ${t(ch === 'players' ? 'chatPlayers' : 'chatSpectators')}`;
+    const disabled = ch === 'players' && !g.settings.players_chat;
+    chatInput.disabled = disabled;
+    chatInput.placeholder = disabled ? t('chatOff') : '';
+  }
+
+  function renderChat() {
+    chatLog.replaceChildren(
+      ...st.chat.map((c) =>
+        h('div', { class: 'chat-line' }, c.side ? h('span', { class: `dot dot-${c.side}` }) : '', h('strong', {}, c.from), c.channel === 'spectators' && st.role === 'player' ? ` (${t('chatSpectators')})` : '', ': ', c.text),
+      ),
+    );
+    chatLog.scrollTop = chatLog.scrollHeight;
+  }
+
+  start();
+
+  return {
+    destroy() {
+      destroyed = true;
+      clearInterval(tick);
+      clearInterval(pingTimer);
+      clearTimeout(retryTimer);
+      banner(null);
+      if (ws) {
+        const old = ws;
+        ws = null;
+        old.close();
+      }
+    },
+    rerender() {
+      clockEls = null;
+      render();
+      renderChat();
+    },
+  };
+}

@@ -1,0 +1,161 @@
+// The lobby: create a game, the open games to join, the live games to watch,
+// recently finished games to replay.
+
+import { t, sideName } from './i18n.js';
+import { api } from './api.js';
+import { SIDES } from './geometry.js';
+import { h, clear, tcLabel } from './ui.js';
+
+export const PRESETS = {
+  fischer: { base_ms: 600000, increment_ms: 5000 },
+  byoyomi: { base_ms: 1200000, increment_ms: 0, byoyomi: { periods: 1, period_ms: 30000 } },
+  permove: { base_ms: 1800000, increment_ms: 0, per_move_ms: 60000 },
+};
+
+export function mountLobby(root, navigate) {
+  clear(root);
+  let timer = null;
+  let destroyed = false;
+
+  const preset = h(
+    'select',
+    { id: 'preset', name: 'preset' },
+    ['fischer', 'byoyomi', 'permove', 'custom'].map((k) => h('option', { value: k }, t(`preset_${k}`))),
+  );
+  const num = (id, label, value, step = '1') =>
+    h('label', { class: 'form-row' }, label, h('input', { id, type: 'number', min: '0', step, value: String(value) }));
+  const custom = h(
+    'div',
+    { class: 'form-grid', id: 'custom-tc', hidden: true },
+    num('c-base', t('baseMin'), 10),
+    num('c-inc', t('incrementS'), 5),
+    num('c-permove', t('perMoveS'), 0),
+    num('c-byo-periods', t('byoPeriods'), 0),
+    num('c-byo-secs', t('byoSeconds'), 30),
+  );
+  preset.addEventListener('change', () => {
+    custom.hidden = preset.value !== 'custom';
+  });
+  const radio = (name, value, label, checked) =>
+    h('label', { class: 'inline' }, h('input', { type: 'radio', name, value, checked }), label);
+  const seatSel = h('select', { id: 'my-seat' }, h('option', { value: '' }, t('anySeat')), SIDES.map((s) => h('option', { value: s }, sideName(s))));
+  const errorEl = h('div', { class: 'note bad', hidden: true, id: 'create-error' });
+  const form = h(
+    'form',
+    { id: 'create-form' },
+    h('div', { class: 'form-row' }, h('label', { for: 'preset' }, t('timeControl')), preset),
+    custom,
+    h('div', { class: 'form-row' }, h('span', {}, t('direction')), radio('direction', 'ccw', t('ccw'), true), radio('direction', 'cw', t('cw'), false)),
+    h('div', { class: 'form-row' }, radio('visibility', 'public', t('public'), true), radio('visibility', 'private', t('private'), false)),
+    h('div', { class: 'form-row' }, h('label', { class: 'inline' }, h('input', { type: 'checkbox', id: 'players-chat', checked: true }), t('playersChat'))),
+    h('div', { class: 'form-row' }, h('label', { for: 'my-seat' }, t('yourSeat')), seatSel),
+    errorEl,
+    h('button', { type: 'submit', class: 'primary', id: 'create-btn' }, t('create')),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    errorEl.hidden = true;
+    let tc;
+    if (preset.value === 'custom') {
+      const v = (id) => Number(document.getElementById(id).value) || 0;
+      tc = { base_ms: Math.round(v('c-base') * 60000), increment_ms: Math.round(v('c-inc') * 1000) };
+      if (v('c-permove') > 0) tc.per_move_ms = Math.round(v('c-permove') * 1000);
+      if (v('c-byo-periods') > 0) tc.byoyomi = { periods: Math.round(v('c-byo-periods')), period_ms: Math.round(v('c-byo-secs') * 1000) };
+    } else tc = PRESETS[preset.value];
+    const body = {
+      time_control: tc,
+      direction: form.querySelector('input[name=direction]:checked').value,
+      public: form.querySelector('input[name=visibility]:checked').value === 'public',
+      players_chat: document.getElementById('players-chat').checked,
+    };
+    try {
+      const snap = await api.createGame(body);
+      const seat = seatSel.value;
+      navigate(`#/g/${snap.id}?seat=${seat || 'any'}`);
+    } catch (err) {
+      errorEl.textContent = t('errorPrefix') + err.message;
+      errorEl.hidden = false;
+    }
+  });
+
+  const openEl = h('div', { id: 'open-games' });
+  const liveEl = h('div', { id: 'live-games' });
+  const finEl = h('div', { id: 'finished-games' });
+  root.appendChild(
+    h(
+      'div',
+      { class: 'lobby', id: 'lobby' },
+      h('section', { class: 'card' }, h('h2', {}, t('newGame')), form),
+      h(
+        'div',
+        {},
+        h('section', { class: 'card' }, h('h2', {}, t('openGames')), openEl),
+        h('section', { class: 'card' }, h('h2', {}, t('liveGames')), liveEl),
+        h('section', { class: 'card' }, h('h2', {}, t('finishedGames')), finEl),
+      ),
+    ),
+  );
+
+  function seatsCell(g) {
+    return h(
+      'td',
+      {},
+      SIDES.map((s, i) =>
+        h('div', {}, h('span', { class: `dot dot-${s}` }), g.seats[i] ? g.seats[i].name : h('span', { class: 'seat-free' }, t('free'))),
+      ),
+    );
+  }
+
+  function table(games, actions) {
+    if (!games.length) return h('p', { class: 'muted' }, t('none'));
+    return h(
+      'table',
+      { class: 'games' },
+      h(
+        'tbody',
+        {},
+        games.map((g) =>
+          h(
+            'tr',
+            { 'data-game': g.id },
+            h('td', {}, h('div', {}, tcLabel(g.settings.time_control)), h('div', { class: 'muted' }, `${g.settings.direction} · ${t('plies', { n: g.ply })}`)),
+            seatsCell(g),
+            h('td', {}, actions(g)),
+          ),
+        ),
+      ),
+    );
+  }
+
+  const link = (href, label, cls = '') => {
+    const b = h('button', { type: 'button', class: `small ${cls}` }, label);
+    b.addEventListener('click', () => navigate(href));
+    return b;
+  };
+
+  async function refresh() {
+    try {
+      const [open, live, fin] = await Promise.all(['open', 'live', 'finished'].map((p) => api.listGames(p)));
+      if (destroyed) return;
+      openEl.replaceChildren(
+        table(open, (g) => [
+          ...SIDES.filter((s, i) => !g.seats[i]).map((s) => link(`#/g/${g.id}?seat=${s}`, `${t('join')} ${sideName(s, true)}`, 'primary')),
+          link(`#/g/${g.id}`, t('watch')),
+        ]),
+      );
+      liveEl.replaceChildren(table(live, (g) => [link(`#/g/${g.id}`, t('watch'))]));
+      finEl.replaceChildren(table(fin.slice(0, 20), (g) => [link(`#/r/${g.id}`, t('replay'))]));
+    } catch {
+      /* try again shortly */
+    }
+    if (!destroyed) timer = setTimeout(refresh, 4000);
+  }
+  refresh();
+
+  return {
+    destroy() {
+      destroyed = true;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// The app: a hash router over the lobby (#/), a game (#/g/ID[?seat=W|B|Y|any])
+// and a replay (#/r/ID); the header's language and sound switches.
+
+import { t, getLang, setLang } from './i18n.js';
+import { ensureSession } from './api.js';
+import { isMuted, setMuted } from './sound.js';
+import { mountLobby } from './lobby.js';
+import { mountGame } from './game.js';
+import { mountReplay } from './replay.js';
+import { banner } from './ui.js';
+
+const app = document.getElementById('app');
+let page = null;
+
+function navigate(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+function header(session) {
+  document.title = `${t('title')} · Sanguo`;
+  document.getElementById('me').textContent = session ? session.name : '';
+  document.getElementById('me').title = t('name');
+  const lang = document.getElementById('lang-toggle');
+  lang.textContent = getLang() === 'zh' ? 'English' : '中文';
+  const snd = document.getElementById('sound-toggle');
+  snd.textContent = isMuted() ? `♪ ✕ ${t('muted')}` : `♪ ${t('sound')}`;
+  snd.setAttribute('aria-pressed', String(!isMuted()));
+}
+
+let session = null;
+
+function route() {
+  if (page) page.destroy();
+  page = null;
+  header(session);
+  const hash = location.hash || '#/';
+  const [path, query] = hash.slice(1).split('?');
+  const params = new URLSearchParams(query || '');
+  const parts = path.split('/').filter(Boolean);
+  if (parts[0] === 'g' && parts[1]) {
+    const seat = params.get('seat');
+    page = mountGame(app, parts[1], { seat });
+    // the join happens once; a reload must not ask again for another seat
+    if (seat) history.replaceState(null, '', `#/g/${parts[1]}`);
+  } else if (parts[0] === 'r' && parts[1]) {
+    page = mountReplay(app, parts[1]);
+  } else {
+    page = mountLobby(app, navigate);
+  }
+}
+
+document.getElementById('lang-toggle').addEventListener('click', () => {
+  setLang(getLang() === 'zh' ? 'en' : 'zh');
+  route();
+});
+document.getElementById('sound-toggle').addEventListener('click', () => {
+  setMuted(!isMuted());
+  header(session);
+});
+window.addEventListener('hashchange', route);
+
+ensureSession()
+  .then((s) => {
+    session = s;
+    route();
+  })
+  .catch((e) => {
+    banner(t('errorPrefix') + e.message);
+    route();
+  });

@@ -1,0 +1,111 @@
+// Replay of a game's record: step, jump, flip. Positions are rebuilt by moving
+// pieces from point to point (a capture replaces the piece there) and removing an
+// eliminated side's pieces after the move its departure follows; no rule is applied.
+
+import { Board } from './board.js';
+import { parsePlacement, SIDES } from './geometry.js';
+import { t, sideName } from './i18n.js';
+import { api } from './api.js';
+import { h, clear, describeResult, tcLabel, formatClock } from './ui.js';
+
+export function mountReplay(root, id) {
+  clear(root);
+  const boardWrap = h('div', { class: 'board-wrap' });
+  const info = h('div', { class: 'status-line', id: 'replay-info' });
+  const resultEl = h('div', { id: 'replay-result' });
+  const controls = h('div', { class: 'replay-controls' });
+  const movesEl = h('div', { class: 'movelist clickable', id: 'movelist' });
+  const page = h(
+    'div',
+    { class: 'game', id: 'replay', 'data-game': id },
+    h('div', { class: 'board-col' }, boardWrap),
+    h('div', { class: 'panel' }, h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby'))), info, controls, resultEl, h('h2', {}, t('moves')), movesEl),
+  );
+  root.appendChild(page);
+  const board = new Board(boardWrap);
+  let positions = [];
+  let rec = null;
+  let cur = 0;
+  let view = 'W';
+
+  const btn = (label, id, f) => {
+    const b = h('button', { type: 'button', id, class: 'small' }, label);
+    b.addEventListener('click', f);
+    return b;
+  };
+  const slider = h('input', { type: 'range', min: '0', max: '0', value: '0', id: 'replay-slider' });
+  slider.addEventListener('input', () => go(Number(slider.value)));
+  controls.append(
+    btn('⏮ ' + t('start'), 'rp-start', () => go(0)),
+    btn('◀ ' + t('back'), 'rp-back', () => go(cur - 1)),
+    btn(t('forward') + ' ▶', 'rp-fwd', () => go(cur + 1)),
+    btn(t('end') + ' ⏭', 'rp-end', () => go(positions.length - 1)),
+    btn('⟳ ' + t('flip'), 'rp-flip', () => {
+      view = SIDES[(SIDES.indexOf(view) + 1) % 3];
+      board.setView(view);
+    }),
+    slider,
+  );
+  const onKey = (e) => {
+    if (e.target && e.target.tagName === 'INPUT' && e.target.type !== 'range') return;
+    if (e.key === 'ArrowLeft') go(cur - 1);
+    else if (e.key === 'ArrowRight') go(cur + 1);
+    else if (e.key === 'Home') go(0);
+    else if (e.key === 'End') go(positions.length - 1);
+  };
+  document.addEventListener('keydown', onKey);
+
+  function go(i) {
+    if (!positions.length) return;
+    cur = Math.max(0, Math.min(positions.length - 1, i));
+    slider.value = String(cur);
+    const m = cur > 0 ? rec.moves[cur - 1] : null;
+    const [from, to] = m ? m.mv.split('-') : [null, null];
+    board.update({ placement: positions[cur], legal: new Map(), last: m ? { from, to } : null, checked: [], interactive: false });
+    page.dataset.ply = String(cur);
+    const mover = m ? `${cur}. ${sideName(m.side, true)} ${m.mv}` : t('start');
+    const clocks = m ? ' · ' + SIDES.map((s, k) => `${sideName(s, true)} ${formatClock(m.clocks_ms[k])}`).join(' / ') : '';
+    info.replaceChildren(h('div', {}, mover), h('div', { class: 'muted' }, tcLabel(rec.settings.time_control) + ' · ' + t(rec.settings.direction) + clocks));
+    for (const el of movesEl.children) el.classList.toggle('cur', Number(el.dataset.ply) === cur - 1);
+  }
+
+  api
+    .record(id)
+    .then((r) => {
+      rec = r;
+      let placement = parsePlacement(r.initial_position);
+      positions = [new Map(placement)];
+      const deps = (r.result && r.result.eliminations) || [];
+      r.moves.forEach((m, i) => {
+        placement = new Map(placement);
+        const [from, to] = m.mv.split('-');
+        const p = placement.get(from);
+        placement.delete(from);
+        if (p) placement.set(to, p);
+        for (const d of deps) {
+          if (d.ply === i + 1) for (const [pt, q] of [...placement]) if (q.side === d.side) placement.delete(pt);
+        }
+        positions.push(placement);
+      });
+      slider.max = String(positions.length - 1);
+      movesEl.replaceChildren(
+        ...r.moves.map((m, i) => {
+          const e = h('span', { class: 'mv', 'data-ply': String(i) }, `${i + 1}. `, h('span', { class: `dot dot-${m.side}` }), m.mv);
+          e.addEventListener('click', () => go(i + 1));
+          return e;
+        }),
+      );
+      resultEl.replaceChildren(r.result ? h('div', { class: 'note good result', id: 'result' }, ...describeResult(r.result, r.seats)) : h('div', {}));
+      page.dataset.loaded = 'true';
+      go(positions.length - 1);
+    })
+    .catch((e) => {
+      info.textContent = t('errorPrefix') + e.message;
+    });
+
+  return {
+    destroy() {
+      document.removeEventListener('keydown', onKey);
+    },
+  };
+}

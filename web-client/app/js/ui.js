@@ -1,0 +1,103 @@
+// Small DOM helpers and text shared by the pages.
+
+import { t, sideName } from './i18n.js';
+import { SIDES } from './geometry.js';
+
+/** Creates an element: h('div', {class: 'x'}, child, 'text', …). */
+export function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'value') e.value = v;
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    e.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+  }
+  return e;
+}
+
+export function clear(e) {
+  e.replaceChildren();
+}
+
+/** m:ss, or s.d under 10 s. */
+export function formatClock(ms) {
+  ms = Math.max(0, ms);
+  if (ms < 10000) return (Math.floor(ms / 100) / 10).toFixed(1);
+  const total = Math.floor(ms / 1000);
+  const hh = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return hh ? `${hh}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+export function reasonText(r) {
+  return t(`reason_${r}`);
+}
+
+export function tcLabel(tc) {
+  if (!tc) return '';
+  const parts = [`${Math.round(tc.base_ms / 60000)}′`];
+  if (tc.increment_ms) parts.push(`+${tc.increment_ms / 1000}″`);
+  if (tc.byoyomi) parts.push(`读秒 ${tc.byoyomi.periods}×${tc.byoyomi.period_ms / 1000}″`);
+  if (tc.per_move_ms) parts.push(`步时 ${tc.per_move_ms / 1000}″`);
+  return parts.join(' ');
+}
+
+/** The result as lines of text (nodes). */
+export function describeResult(result, seats) {
+  const e = result.ending;
+  let head;
+  switch (e.kind) {
+    case 'last_standing':
+      head = t('result_last_standing', { winner: sideName(e.winner) });
+      break;
+    case 'draw':
+      head = t('result_draw', { reason: t(`draw_${e.reason}`) });
+      break;
+    case 'draw_offer_rule':
+      head = t('result_draw_offer_rule', { winner: sideName(e.winner) });
+      break;
+    case 'aborted':
+      head = t('result_aborted', { by: sideName(e.by) });
+      break;
+    default:
+      head = JSON.stringify(e);
+  }
+  const lines = [h('strong', {}, head)];
+  if (result.outcomes && result.outcomes.some((o) => o)) {
+    lines.push(
+      h(
+        'div',
+        {},
+        SIDES.map((s, i) => {
+          const o = result.outcomes[i];
+          const nm = seats && seats[i] ? ` ${seats[i].name}` : '';
+          return h('span', { style: 'margin-right:.8em' }, h('span', { class: `dot dot-${s}` }), `${sideName(s, true)}${nm}: ${o ? t(`outcome_${o}`) : '—'}`);
+        }),
+      ),
+    );
+  }
+  for (const d of result.eliminations || []) {
+    lines.push(h('div', { class: 'muted' }, t('eliminated', { side: sideName(d.side), reason: reasonText(d.reason), ply: d.ply })));
+  }
+  return lines;
+}
+
+let bannerTimer = null;
+/** Shows (or with null hides) the banner under the header. */
+export function banner(text, cls = '', ms = 0) {
+  const b = document.getElementById('banner');
+  if (!b) return;
+  clearTimeout(bannerTimer);
+  if (!text) {
+    b.hidden = true;
+    return;
+  }
+  b.textContent = text;
+  b.className = `banner ${cls}`;
+  b.hidden = false;
+  if (ms) bannerTimer = setTimeout(() => (b.hidden = true), ms);
+}

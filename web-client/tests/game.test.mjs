@@ -1,0 +1,244 @@
+// Three players in three browser contexts and a spectator, against the real
+// server: create and join by invite links, moves by click, drag and tap, clocks,
+// a reload mid-game, the premature-request warning, a draw vote, resignations,
+// the result and the replay.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, newPage, shot } from './helpers.mjs';
+
+let server;
+let browser;
+const errors = [];
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.stop();
+});
+
+const state = (page) => page.evaluate(() => window.__sanguo && window.__sanguo.state && window.__sanguo.state.game && { ...window.__sanguo.state.game, role: window.__sanguo.state.role, side: window.__sanguo.state.side });
+
+async function waitPly(page, ply) {
+  await page.waitForSelector(`#game[data-ply="${ply}"]`, { timeout: 15000 });
+}
+
+/** Centre of a point on screen. */
+async function pointXY(page, name) {
+  const box = await page.locator(`#board [data-point="${name}"]`).boundingBox();
+  return [box.x + box.width / 2, box.y + box.height / 2];
+}
+
+/** Picks a legal move of the side to move that captures nothing, varying with ply. */
+function pickMove(st) {
+  const occupied = new Set(st.status.position.split(' ')[0].split(',').map((t) => t.split('@')[1]));
+  const quiet = st.status.legal_moves.filter((m) => !occupied.has(m.split('-')[1]));
+  const list = quiet.length ? quiet : st.status.legal_moves;
+  return list[(st.status.ply * 7 + 3) % list.length];
+}
+
+async function clickMove(page, mv, how = 'click') {
+  const [from, to] = mv.split('-');
+  const [fx, fy] = await pointXY(page, from);
+  const [tx, ty] = await pointXY(page, to);
+  if (how === 'drag') {
+    await page.mouse.move(fx, fy);
+    await page.mouse.down();
+    await page.mouse.move((fx + tx) / 2, (fy + ty) / 2, { steps: 4 });
+    await page.mouse.move(tx, ty, { steps: 4 });
+    await page.mouse.up();
+  } else if (how === 'tap') {
+    await page.touchscreen.tap(fx, fy);
+    await page.waitForSelector(`#board [data-dest="${to}"]`, { timeout: 5000 });
+    await page.touchscreen.tap(tx, ty);
+  } else {
+    await page.mouse.click(fx, fy);
+    // the legal destinations (from the server's list) are highlighted
+    await page.waitForSelector(`#board [data-dest="${to}"]`, { timeout: 5000 });
+    await page.mouse.click(tx, ty);
+  }
+}
+
+const clockText = (page, side) => page.locator(`.clock[data-side="${side}"] .time`).innerText();
+const toMs = (s) => {
+  const p = s.split(':').map(Number);
+  return p.length === 1 ? p[0] * 1000 : p.length === 2 ? (p[0] * 60 + p[1]) * 1000 : ((p[0] * 60 + p[1]) * 60 + p[2]) * 1000;
+};
+
+test('three players, a spectator, moves, clocks, reload, draw vote, resignations, replay', { timeout: 240000 }, async () => {
+  const W = await newPage(browser, { lang: 'en-US' }, errors);
+  const B = await newPage(browser, { lang: 'en-US' }, errors);
+  const Y = await newPage(browser, { lang: 'zh-CN', viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 }, errors);
+  const S = await newPage(browser, { lang: 'en-US' }, errors);
+
+  // W creates a public 10+5 game from the lobby, sitting as W
+  await W.page.goto(server.url + '/');
+  await W.page.waitForSelector('#create-form');
+  await W.page.selectOption('#preset', 'fischer');
+  await W.page.selectOption('#my-seat', 'W');
+  await W.page.click('#create-btn');
+  await W.page.waitForSelector('#game[data-phase="open"][data-side="W"]');
+  const id = await W.page.getAttribute('#game', 'data-game');
+  const inviteB = await W.page.inputValue('input[data-invite="B"]');
+  const inviteY = await W.page.inputValue('input[data-invite="Y"]');
+  assert.match(inviteB, new RegExp(`#/g/${id}\\?seat=B$`));
+
+  // the open game is listed in another browser's lobby
+  await S.page.goto(server.url + '/');
+  await S.page.waitForSelector(`#open-games tr[data-game="${id}"]`);
+
+  await B.page.goto(inviteB);
+  await Y.page.goto(inviteY);
+  for (const [p, side] of [[W.page, 'W'], [B.page, 'B'], [Y.page, 'Y']]) {
+    await p.waitForSelector(`#game[data-phase="live"][data-role="player"][data-side="${side}"]`);
+    assert.equal(await p.getAttribute('#board', 'data-view'), side, 'own side at the bottom');
+  }
+  // Chinese UI for the zh-CN browser
+  assert.match(await Y.page.locator('#status-line').innerText(), /你执吴/);
+
+  // the spectator watches from the lobby's live list
+  await S.page.waitForSelector(`#live-games tr[data-game="${id}"] button`, { timeout: 10000 });
+  await S.page.click(`#live-games tr[data-game="${id}"] button`);
+  await S.page.waitForSelector('#game[data-phase="live"][data-role="spectator"]');
+  assert.equal(await S.page.locator('#board .piece.movable').count(), 0, 'spectators cannot move');
+  assert.equal(await S.page.locator('#resign-btn').count(), 0);
+
+  const seats = { W: W.page, B: B.page, Y: Y.page };
+  const all = [W.page, B.page, Y.page, S.page];
+
+  // W's clock runs while W thinks
+  const w0 = toMs(await clockText(B.page, 'W'));
+  await W.page.waitForTimeout(1600);
+  const w1 = toMs(await clockText(B.page, 'W'));
+  assert.ok(w1 < w0, `W's clock ticks on B's screen (${w0} → ${w1})`);
+
+  let ply = 0;
+  async function play(how) {
+    const st = await state(W.page);
+    const side = st.status.turn;
+    const page = seats[side];
+    const mover = await state(page);
+    assert.equal(mover.status.ply, ply);
+    const mv = pickMove(mover);
+    const piece = mover.status.position.split(' ')[0].split(',').find((t) => t.endsWith(`@${mv.split('-')[0]}`));
+    // nobody else may move now
+    for (const other of Object.keys(seats).filter((s) => s !== side)) {
+      assert.equal(await seats[other].locator('#board .piece.movable').count(), 0);
+    }
+    await clickMove(page, mv, side === 'Y' ? 'tap' : how);
+    ply += 1;
+    for (const p of all) await waitPly(p, ply);
+    const to = mv.split('-')[1];
+    for (const p of all) {
+      const at = await p.locator(`#board .piece[data-at="${to}"]`).getAttribute('data-piece');
+      assert.equal(at, piece.split('@')[0], `after ${mv} at ply ${ply - 1}: ${at} on ${to}; moves ${(await state(p)).moves.join(' ')}`);
+      await p.waitForSelector(`#movelist .mv[data-ply="${ply - 1}"]`);
+    }
+    return mv;
+  }
+
+  await play('click'); // W
+  await play('click'); // B
+  await play('tap'); // Y (phone)
+  await play('drag'); // W by drag
+
+  // B's clock now runs on everyone's screen, W's has stopped
+  const b0 = toMs(await clockText(S.page, 'B'));
+  const wStop0 = await clockText(S.page, 'W');
+  await S.page.waitForTimeout(1300);
+  assert.ok(toMs(await clockText(S.page, 'B')) < b0, 'B ticks');
+  assert.equal(await clockText(S.page, 'W'), wStop0, 'W stopped');
+  assert.equal(await S.page.locator('.clock.turn').getAttribute('data-side'), 'B');
+
+  await shot(W.page, 'seat-W.png');
+  await shot(B.page, 'seat-B.png');
+  await shot(Y.page, 'seat-Y-phone-board.png');
+  await Y.page.screenshot({ path: new URL('../test-artifacts/seat-Y-phone-page.png', import.meta.url).pathname, fullPage: true });
+  await shot(S.page, 'spectator.png');
+
+  // B reloads mid-game (its own turn) and continues
+  await B.page.reload();
+  await B.page.waitForSelector(`#game[data-phase="live"][data-role="player"][data-side="B"][data-ply="${ply}"]`);
+  await play('click'); // B after reload
+
+  // before round 15, resigning is explained as earning a warning
+  await W.page.waitForSelector('#resign-btn');
+  await W.page.click('#resign-btn');
+  const box = await W.page.locator('#confirm-box').innerText();
+  assert.match(box, /warning/i);
+  await W.page.click('#confirm-no');
+  assert.equal(await W.page.locator('#confirm-box').count(), 0);
+
+  // play on to round 15
+  while ((await state(W.page)).status.round < 15) await play('click');
+
+  // a draw vote: the offer is explained, both others see the consequences and decline
+  const offerer = (await state(W.page)).status.turn;
+  const op = seats[offerer];
+  await op.click('#offer-btn');
+  assert.match(await op.locator('#confirm-box').innerText(), /lose/);
+  await op.click('#confirm-yes');
+  const others = ['W', 'B', 'Y'].filter((s) => s !== offerer);
+  for (const s of others) {
+    await seats[s].waitForSelector('#draw-answer', { timeout: 10000 });
+    const txt = await seats[s].locator('#draw-answer').innerText();
+    assert.ok(/lose|判负/.test(txt), `consequences spelled out: ${txt}`);
+  }
+  await S.page.waitForSelector('#offer-note');
+  for (const s of others) {
+    await seats[s].click('#decline-draw');
+    await seats[s].waitForSelector('#draw-answer', { state: 'detached', timeout: 10000 });
+  }
+  // play goes on
+  await play('click');
+
+  // a resignation: the side to move resigns, its pieces disappear with a note why
+  const resigner = (await state(W.page)).status.turn;
+  const rp = seats[resigner];
+  await rp.click('#resign-btn');
+  await rp.click('#confirm-yes');
+  for (const p of all) {
+    await p.waitForSelector(`[data-eliminated="${resigner}"]`, { timeout: 10000 });
+    await p.waitForFunction((side) => !document.querySelector(`#board .piece[data-piece^="${side}"]`), resigner);
+  }
+  assert.match(await S.page.locator(`[data-eliminated="${resigner}"]`).innerText(), /resigned/);
+  await shot(S.page, 'after-resignation.png');
+
+  // a second resignation ends the game
+  const st2 = await state(W.page);
+  const second = st2.status.live.find((s) => s !== st2.status.turn) || st2.status.turn;
+  await seats[second].click('#resign-btn');
+  assert.match(await seats[second].locator('#confirm-box').innerText(), /opponent wins/i);
+  await seats[second].click('#confirm-yes');
+  const winner = ['W', 'B', 'Y'].find((s) => s !== resigner && s !== second);
+  for (const p of all) {
+    await p.waitForSelector('#game[data-phase="finished"]', { timeout: 10000 });
+    await p.waitForSelector('#result');
+  }
+  const resultText = await S.page.locator('#result').innerText();
+  assert.match(resultText, /wins/);
+  assert.match(resultText, new RegExp(['Wei', 'Shu', 'Wu'][['W', 'B', 'Y'].indexOf(winner)]));
+  await shot(S.page, 'finished.png', '#game');
+
+  // the replay: jump, step, flip
+  await S.page.click('#replay-link');
+  await S.page.waitForSelector('#replay[data-loaded="true"]');
+  const total = Number(await S.page.getAttribute('#replay', 'data-ply'));
+  assert.equal(total, ply);
+  await S.page.click('#rp-start');
+  await S.page.waitForSelector('#replay[data-ply="0"]');
+  assert.equal(await S.page.locator('#board .piece').count(), 54);
+  await S.page.click('#rp-fwd');
+  await S.page.waitForSelector('#replay[data-ply="1"]');
+  await S.page.click('#rp-flip');
+  assert.equal(await S.page.getAttribute('#board', 'data-view'), 'B');
+  await S.page.click('#rp-end');
+  await S.page.waitForSelector(`#replay[data-ply="${total}"]`);
+  await shot(S.page, 'replay.png', '#replay');
+
+  assert.deepEqual(errors, [], 'no page errors');
+});
