@@ -1,1 +1,258 @@
+//! The room's decisions with time passed in: no runtime, no store.
 
+use protocol::{Byoyomi, Direction, Ending, GameSettings, TimeControl};
+
+use super::*;
+
+fn player(i: usize) -> Player {
+    Player {
+        id: format!("p{i}"),
+        name: format!("player {i}"),
+        account: false,
+    }
+}
+
+fn settings(tc: TimeControl) -> GameSettings {
+    GameSettings {
+        time_control: tc,
+        direction: Direction::Ccw,
+        public: true,
+        players_chat: true,
+        grace_ms: 10_000,
+    }
+}
+
+/// A room with its three seats taken at time 0 and every player connected.
+fn live_room(tc: TimeControl) -> (Room, Vec<Op>) {
+    let mut room = Room::new("g".into(), settings(tc));
+    let mut ops = Vec::new();
+    for (i, side) in Side::ALL.into_iter().enumerate() {
+        let (s, step) = room.join(player(i), Some(side), 0, 0).unwrap();
+        assert_eq!(s, side);
+        ops.extend(step.ops);
+        room.connected(Some(side));
+    }
+    assert_eq!(room.phase, Phase::Live);
+    (room, ops)
+}
+
+fn first_legal(room: &Room) -> String {
+    room.game().position().legal_moves()[0].to_string()
+}
+
+fn play(room: &mut Room, now: u64, lag: u64) -> Step {
+    let side: Side = room.game().position().turn().into();
+    let mv = first_legal(room);
+    let ply = room.game().plies();
+    room.act(side, Act::Move { ply, mv }, lag, now, 0).unwrap()
+}
+
+fn moved_spent(step: &Step) -> u64 {
+    step.events
+        .iter()
+        .find_map(|l| match &l.event {
+            GameEvent::Moved { spent_ms, .. } => Some(*spent_ms),
+            _ => None,
+        })
+        .expect("a move")
+}
+
+fn eliminated(step: &Step) -> Vec<(Side, protocol::EliminationReason)> {
+    step.events
+        .iter()
+        .filter_map(|l| match &l.event {
+            GameEvent::Eliminated(d) => Some((d.side, d.reason)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn fischer_increment_and_a_flag_by_timer() {
+    let (mut room, _) = live_room(TimeControl {
+        base_ms: 1_000,
+        increment_ms: 500,
+        per_move_ms: None,
+        byoyomi: None,
+    });
+    let step = play(&mut room, 300, 0);
+    assert_eq!(moved_spent(&step), 300);
+    assert_eq!(room.status(300).clocks[0].remaining_ms, 1_200);
+    // B's clock runs from 300: it flags after 1300, the timer looks just after.
+    assert_eq!(room.next_wakeup(), Some(1_301));
+    assert!(room.tick(1_300, 0).is_empty());
+    let step = room.tick(1_301, 0);
+    assert_eq!(eliminated(&step), [(Side::B, protocol::EliminationReason::Time)]);
+    let status = room.status(1_301);
+    assert_eq!(status.turn, Side::Y);
+    assert!(status.clocks[2].running);
+    assert!(matches!(step.ops[0], Op::Event(ref e) if e.action == "timeout"));
+}
+
+#[test]
+fn lag_credit_is_bounded_by_the_quota() {
+    let (mut room, _) = live_room(TimeControl::default());
+    // 2 s of claimed lag: at most 500 ms credited.
+    let step = play(&mut room, 3_000, 2_000);
+    assert_eq!(moved_spent(&step), 2_500);
+    assert_eq!(room.lag_quota[0], LAG_QUOTA_MAX - LAG_CREDIT_MAX + LAG_QUOTA_GAIN);
+    // A small lag is credited in full.
+    let step = play(&mut room, 4_000, 40);
+    assert_eq!(moved_spent(&step), 960);
+}
+
+#[test]
+fn byoyomi_periods_then_the_flag() {
+    let (mut room, _) = live_room(TimeControl {
+        base_ms: 100,
+        increment_ms: 0,
+        per_move_ms: None,
+        byoyomi: Some(Byoyomi {
+            periods: 2,
+            period_ms: 1_000,
+        }),
+    });
+    // W overruns one period: it is consumed.
+    play(&mut room, 1_500, 0);
+    let w = room.status(1_500).clocks[0];
+    assert_eq!((w.remaining_ms, w.periods_left), (0, 1));
+    play(&mut room, 1_600, 0);
+    play(&mut room, 1_700, 0);
+    // W's turn from 1700: one period of 1000 left.
+    assert_eq!(room.next_wakeup(), Some(2_701));
+    let step = room.tick(2_701, 0);
+    assert_eq!(eliminated(&step), [(Side::W, protocol::EliminationReason::Time)]);
+}
+
+#[test]
+fn a_move_after_the_flag_is_a_timeout() {
+    let (mut room, _) = live_room(TimeControl {
+        base_ms: 3_600_000,
+        increment_ms: 0,
+        per_move_ms: Some(500),
+        byoyomi: None,
+    });
+    let step = play(&mut room, 501, 0);
+    assert_eq!(eliminated(&step), [(Side::W, protocol::EliminationReason::Time)]);
+    assert_eq!(room.game().plies(), 0);
+}
+
+#[test]
+fn stale_duplicate_and_out_of_turn_moves_change_nothing() {
+    let (mut room, _) = live_room(TimeControl::default());
+    let first = first_legal(&room);
+    play(&mut room, 10, 0);
+    let v = room.v();
+    let code = |r: Result<Step, ErrorBody>| r.map(|_| ()).unwrap_err().code;
+    let dup = room.act(Side::W, Act::Move { ply: 0, mv: first.clone() }, 0, 20, 0);
+    assert_eq!(code(dup), ErrorCode::DuplicateMove);
+    let b_move = first_legal(&room);
+    let stale = room.act(Side::B, Act::Move { ply: 0, mv: b_move.clone() }, 0, 20, 0);
+    assert_eq!(code(stale), ErrorCode::StaleMove);
+    let turn = room.act(Side::Y, Act::Move { ply: 1, mv: b_move.clone() }, 0, 20, 0);
+    assert_eq!(code(turn), ErrorCode::NotYourTurn);
+    let illegal = room.act(Side::B, Act::Move { ply: 1, mv: "B52-O".into() }, 0, 20, 0);
+    assert_eq!(code(illegal), ErrorCode::IllegalMove);
+    let bad = room.act(Side::B, Act::Move { ply: 1, mv: "🐎".into() }, 0, 20, 0);
+    assert_eq!(code(bad), ErrorCode::BadMove);
+    assert_eq!((room.v(), room.game().plies()), (v, 1));
+}
+
+#[test]
+fn reconnecting_clients_get_missed_events_or_none() {
+    let (mut room, _) = live_room(TimeControl::default());
+    room.set_log_keep(4);
+    for t in 1..=6 {
+        play(&mut room, t * 10, 0);
+    }
+    let v = room.v();
+    assert_eq!(room.missed_since(v).map(|m| m.len()), Some(0));
+    assert_eq!(room.missed_since(v - 2).map(|m| m.len()), Some(2));
+    assert_eq!(room.missed_since(v - 4).map(|m| m.len()), Some(4));
+    assert!(room.missed_since(v - 5).is_none(), "too old: snapshot");
+    assert!(room.missed_since(v + 1).is_none(), "unknown: snapshot");
+}
+
+#[test]
+fn absence_past_the_grace_aborts_early() {
+    let (mut room, _) = live_room(TimeControl::default());
+    let step = room.disconnected(Some(Side::B), 1_000);
+    assert!(matches!(
+        step.events[0].event,
+        GameEvent::Presence {
+            side: Side::B,
+            online: false,
+            grace_ms: Some(10_000)
+        }
+    ));
+    assert_eq!(room.next_wakeup(), Some(11_000));
+    // Back in time: no abandonment.
+    room.connected(Some(Side::B));
+    assert!(room.tick(11_000, 0).is_empty());
+    room.disconnected(Some(Side::B), 20_000);
+    let step = room.tick(30_000, 0);
+    let finished = step.events.iter().find_map(|l| match &l.event {
+        GameEvent::Finished { result } => Some(result.ending),
+        _ => None,
+    });
+    assert_eq!(finished, Some(Ending::Aborted { by: Side::B }));
+    assert_eq!(room.phase, Phase::Finished);
+}
+
+#[test]
+fn chat_is_rate_limited_and_channelled() {
+    let (mut room, _) = live_room(TimeControl::default());
+    for _ in 0..CHAT_BURST {
+        room.chat(&player(0), Some(Side::W), Channel::Players, "hi", 0, 0).unwrap();
+    }
+    let e = room.chat(&player(0), Some(Side::W), Channel::Players, "hi", 0, 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::RateLimited);
+    assert!(room.chat(&player(0), Some(Side::W), Channel::Players, "hi", CHAT_REFILL_MS, 0).is_ok());
+    let e = room.chat(&player(1), Some(Side::B), Channel::Spectators, "psst", 0, 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadChat);
+    let e = room.chat(&player(7), None, Channel::Players, "psst", 0, 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotAPlayer);
+    let step = room.chat(&player(7), None, Channel::Spectators, "nice", 0, 0).unwrap();
+    assert_eq!(step.events[0].audience, Audience::Spectators);
+    assert_eq!(step.events[0].message_for(Some(Side::W)), ServerMsg::Event { v: room.v(), event: None });
+}
+
+#[test]
+fn a_restored_room_continues_where_the_store_left_it() {
+    let (mut room, mut ops) = live_room(TimeControl::default());
+    for t in 1..=7 {
+        ops.extend(play(&mut room, t * 1_000, 0).ops);
+    }
+    ops.extend(room.act(Side::B, Act::Resign, 0, 7_500, 0).unwrap().ops);
+    let events: Vec<EventRow> = ops
+        .iter()
+        .filter_map(|o| match o {
+            Op::Event(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    let seats = Side::ALL.map(|s| Some(player(s.index())));
+    let stored = StoredGame {
+        id: "g".into(),
+        phase: Phase::Live,
+        settings: room.settings.clone(),
+        initial_position: format_position(room.game().initial_position()),
+        seats,
+        events,
+        v: room.v(),
+    };
+    let (restored, step, now) = Room::restore(stored).unwrap();
+    assert_eq!(now, 7_500);
+    assert_eq!(restored.game().position(), room.game().position());
+    assert_eq!(restored.game().events(), room.game().events());
+    assert_eq!(restored.v(), room.v() + 1, "the restored event");
+    assert!(matches!(step.events[0].event, GameEvent::Restored { .. }));
+    // Clocks as stored after the last move; the side to move starts its turn afresh.
+    let before = room.status(7_000).clocks;
+    let after = restored.status(7_500).clocks;
+    for i in 0..3 {
+        assert_eq!(after[i].remaining_ms, before[i].remaining_ms, "side {i}");
+    }
+    // Everyone has a fresh grace period.
+    assert_eq!(restored.next_wakeup(), Some(7_500 + 10_000));
+}
