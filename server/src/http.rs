@@ -269,8 +269,8 @@ async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Re
         }
     };
     let mut games = s.store.list_games(phase, 100).await?;
-    // Seats' presence is known by the rooms, not the store.
-    for g in &mut games {
+    // Seats' presence is known by the rooms, not the store (finished games have none).
+    for g in games.iter_mut().filter(|g| g.phase != Phase::Finished) {
         if let Ok(Some(h)) = s.rooms.get(&g.id).await
             && let Ok(snap) = h.snapshot().await
         {

@@ -818,3 +818,56 @@ async fn a_crashed_server_loses_no_acknowledged_move() {
     assert_eq!(record.moves.iter().map(|m| m.mv.clone()).collect::<Vec<_>>(), played);
     server.stop().await;
 }
+
+/// Random frames: every one is answered (or ignored), nothing panics, the
+/// game is unchanged and the server still serves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_input_panics_the_server() {
+    let db = TestDb::create().await;
+    let mut config = TestServer::config(Some(db.url.clone()));
+    config.messages_per_second = 10_000;
+    config.message_burst = 10_000;
+    let server = TestServer::start(config);
+    let mut t = Table::new(&server, &CreateGame::default()).await;
+    let mut rng = Lcg(99);
+    let pieces = [
+        r#"{"type":"move","ply":"#,
+        r#"{"type":"move","ply":0,"mv":""#,
+        r#"{"type":"chat","channel":"players","text":""#,
+        r#"{"type":"answer_draw","accept":"#,
+        r#"{"type":"hello","protocol":"#,
+        r#"{"type":"ping","n":-"#,
+        "W52-O",
+        "\u{0}\u{ffff}",
+        "999999999999999999999999",
+        "null",
+        "\"}",
+        "[[[[[[",
+        "{}",
+        "🐎",
+    ];
+    let before = t.api.state(&t.game).await;
+    for i in 0..300 {
+        let mut text = String::new();
+        for _ in 0..1 + rng.below(4) {
+            text.push_str(pieces[rng.below(pieces.len())]);
+        }
+        let c = &mut t.players[i % 3];
+        c.send_text(text).await;
+    }
+    // Each connection still answers, and the game did not move.
+    for (i, c) in t.players.iter_mut().enumerate() {
+        c.send(&ClientMsg::Ping { n: 4242 + i as u64 }).await;
+        loop {
+            if let ServerMsg::Pong { n, .. } = c.next().await {
+                assert_eq!(n, 4242 + i as u64);
+                break;
+            }
+        }
+    }
+    let after = t.api.state(&t.game).await;
+    assert_eq!(after.status.ply, before.status.ply);
+    assert_eq!(after.moves, before.moves);
+    assert_eq!(t.api.get_text("/healthz").await.0, 200);
+    server.stop().await;
+}

@@ -394,7 +394,12 @@ impl Actor {
                     v: self.room.v(),
                 };
                 let mut ok = outbox.send(encode(&welcome));
-                match last_v.and_then(|v| self.room.missed_since(v)) {
+                // A replay longer than half the queue would overflow it: a snapshot is smaller.
+                let room_for = outbox.tx.max_capacity() / 2;
+                match last_v
+                    .and_then(|v| self.room.missed_since(v))
+                    .filter(|missed| missed.len() < room_for)
+                {
                     Some(missed) => {
                         for l in missed {
                             ok &= outbox.send(encode(&l.message_for(side)));
