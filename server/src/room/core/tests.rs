@@ -144,16 +144,61 @@ fn stale_duplicate_and_out_of_turn_moves_change_nothing() {
     play(&mut room, 10, 0);
     let v = room.v();
     let code = |r: Result<Step, ErrorBody>| r.map(|_| ()).unwrap_err().code;
-    let dup = room.act(Side::W, Act::Move { ply: 0, mv: first.clone() }, 0, 20, 0);
+    let dup = room.act(
+        Side::W,
+        Act::Move {
+            ply: 0,
+            mv: first.clone(),
+        },
+        0,
+        20,
+        0,
+    );
     assert_eq!(code(dup), ErrorCode::DuplicateMove);
     let b_move = first_legal(&room);
-    let stale = room.act(Side::B, Act::Move { ply: 0, mv: b_move.clone() }, 0, 20, 0);
+    let stale = room.act(
+        Side::B,
+        Act::Move {
+            ply: 0,
+            mv: b_move.clone(),
+        },
+        0,
+        20,
+        0,
+    );
     assert_eq!(code(stale), ErrorCode::StaleMove);
-    let turn = room.act(Side::Y, Act::Move { ply: 1, mv: b_move.clone() }, 0, 20, 0);
+    let turn = room.act(
+        Side::Y,
+        Act::Move {
+            ply: 1,
+            mv: b_move.clone(),
+        },
+        0,
+        20,
+        0,
+    );
     assert_eq!(code(turn), ErrorCode::NotYourTurn);
-    let illegal = room.act(Side::B, Act::Move { ply: 1, mv: "B52-O".into() }, 0, 20, 0);
+    let illegal = room.act(
+        Side::B,
+        Act::Move {
+            ply: 1,
+            mv: "B52-O".into(),
+        },
+        0,
+        20,
+        0,
+    );
     assert_eq!(code(illegal), ErrorCode::IllegalMove);
-    let bad = room.act(Side::B, Act::Move { ply: 1, mv: "🐎".into() }, 0, 20, 0);
+    let bad = room.act(
+        Side::B,
+        Act::Move {
+            ply: 1,
+            mv: "🐎".into(),
+        },
+        0,
+        20,
+        0,
+    );
     assert_eq!(code(bad), ErrorCode::BadMove);
     assert_eq!((room.v(), room.game().plies()), (v, 1));
 }
@@ -203,18 +248,32 @@ fn absence_past_the_grace_aborts_early() {
 fn chat_is_rate_limited_and_channelled() {
     let (mut room, _) = live_room(TimeControl::default());
     for _ in 0..CHAT_BURST {
-        room.chat(&player(0), Some(Side::W), Channel::Players, "hi", 0, 0).unwrap();
+        room.chat(&player(0), Some(Side::W), Channel::Players, "hi", 0, 0)
+            .unwrap();
     }
-    let e = room.chat(&player(0), Some(Side::W), Channel::Players, "hi", 0, 0).unwrap_err();
+    let e = room
+        .chat(&player(0), Some(Side::W), Channel::Players, "hi", 0, 0)
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::RateLimited);
-    assert!(room.chat(&player(0), Some(Side::W), Channel::Players, "hi", CHAT_REFILL_MS, 0).is_ok());
-    let e = room.chat(&player(1), Some(Side::B), Channel::Spectators, "psst", 0, 0).unwrap_err();
+    assert!(
+        room.chat(&player(0), Some(Side::W), Channel::Players, "hi", CHAT_REFILL_MS, 0)
+            .is_ok()
+    );
+    let e = room
+        .chat(&player(1), Some(Side::B), Channel::Spectators, "psst", 0, 0)
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::BadChat);
     let e = room.chat(&player(7), None, Channel::Players, "psst", 0, 0).unwrap_err();
     assert_eq!(e.code, ErrorCode::NotAPlayer);
     let step = room.chat(&player(7), None, Channel::Spectators, "nice", 0, 0).unwrap();
     assert_eq!(step.events[0].audience, Audience::Spectators);
-    assert_eq!(step.events[0].message_for(Some(Side::W)), ServerMsg::Event { v: room.v(), event: None });
+    assert_eq!(
+        step.events[0].message_for(Some(Side::W)),
+        ServerMsg::Event {
+            v: room.v(),
+            event: None
+        }
+    );
 }
 
 #[test]
