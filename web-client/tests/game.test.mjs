@@ -106,6 +106,12 @@ test('three players, a spectator, moves, clocks, reload, draw vote, resignations
   await S.page.waitForSelector('#game[data-phase="live"][data-role="spectator"]');
   assert.equal(await S.page.locator('#board .piece.movable').count(), 0, 'spectators cannot move');
   assert.equal(await S.page.locator('#resign-btn').count(), 0);
+  // a spectator may turn the board to any side and back
+  await S.page.click('#flip-btn');
+  assert.equal(await S.page.getAttribute('#board', 'data-view'), 'B');
+  await S.page.click('#flip-btn');
+  await S.page.click('#flip-btn');
+  assert.equal(await S.page.getAttribute('#board', 'data-view'), 'W');
 
   const seats = { W: W.page, B: B.page, Y: Y.page };
   const all = [W.page, B.page, Y.page, S.page];
@@ -164,6 +170,23 @@ test('three players, a spectator, moves, clocks, reload, draw vote, resignations
   await B.page.reload();
   await B.page.waitForSelector(`#game[data-phase="live"][data-role="player"][data-side="B"][data-ply="${ply}"]`);
   await play('click'); // B after reload
+
+  // the spectator's network drops: it says so, reconnects with its last version and catches up
+  const vBefore = Number(await S.page.getAttribute('#game', 'data-v'));
+  await S.page.evaluate(() => window.__sanguo.drop());
+  await play('click');
+  await S.page.waitForSelector('#game[data-connected="true"]', { timeout: 10000 });
+  await waitPly(S.page, ply);
+  assert.ok(Number(await S.page.getAttribute('#game', 'data-v')) > vBefore);
+
+  // chat: players in theirs, the spectator in its own
+  await W.page.fill('#chat-input', 'good luck');
+  await W.page.press('#chat-input', 'Enter');
+  await B.page.waitForSelector('#chat-log :text("good luck")');
+  await S.page.fill('#chat-input', 'nice game');
+  await S.page.press('#chat-input', 'Enter');
+  await S.page.waitForSelector('#chat-log :text("nice game")');
+  assert.equal(await S.page.locator('#chat-log :text("good luck")').count(), 0, 'spectators do not read the players');
 
   // before round 15, resigning is explained as earning a warning
   await W.page.waitForSelector('#resign-btn');

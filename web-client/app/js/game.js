@@ -30,7 +30,8 @@ export function mountGame(root, id, { seat } = {}) {
     confirm: null, // 'resign' | 'draw'
     error: null,
   };
-  window.__sanguo = { state: st };
+  // for tests and debugging: the state, and a simulated network drop
+  window.__sanguo = { state: st, drop: () => ws && ws.close() };
   let ws = null;
   let destroyed = false;
   let retry = 0;
@@ -53,6 +54,7 @@ export function mountGame(root, id, { seat } = {}) {
   const chatInput = h('input', { id: 'chat-input', maxlength: '500', autocomplete: 'off' });
   const chatForm = h('form', { class: 'chat-form', id: 'chat-form' }, chatInput, h('button', { type: 'submit' }, t('send')));
   const chatTitle = h('h2', {}, t('chat'));
+  const flipBtn = h('button', { type: 'button', class: 'small', id: 'flip-btn' }, '⟳ ' + t('flip'));
   const gameEl = h(
     'div',
     { class: 'game', id: 'game', 'data-game': id },
@@ -60,7 +62,7 @@ export function mountGame(root, id, { seat } = {}) {
     h(
       'div',
       { class: 'panel' },
-      h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby'))),
+      h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby')), h('span', { class: 'spacer' }), flipBtn),
       statusLine,
       clocksEl,
       notesEl,
@@ -75,6 +77,8 @@ export function mountGame(root, id, { seat } = {}) {
   root.appendChild(gameEl);
 
   const board = new Board(boardWrap, { onMove: (from, to) => sendMove(from, to) });
+
+  flipBtn.addEventListener('click', () => board.setView(SIDES[(SIDES.indexOf(board.view) + 1) % 3]));
 
   chatForm.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -439,8 +443,14 @@ export function mountGame(root, id, { seat } = {}) {
         out.push(h('div', { class: 'note good result', id: 'result' }, ...describeResult(g.result, g.seats)));
         out.push(h('div', {}, h('a', { href: `#/r/${id}`, id: 'replay-link' }, t('replay'))));
       }
-      for (const d of st.departures) {
+      for (const d of g.result ? [] : st.departures) {
         out.push(h('div', { class: 'note bad', 'data-eliminated': d.side }, t('eliminated', { side: sideName(d.side), reason: reasonText(d.reason), ply: d.ply })));
+      }
+      if (g.phase === 'live') {
+        // out before this page connected: the snapshot has no reason
+        for (const x of SIDES) {
+          if (!s.live.includes(x) && !st.departures.some((d) => d.side === x)) out.push(h('div', { class: 'note bad', 'data-eliminated': x }, t('out', { side: sideName(x) })));
+        }
       }
       if (g.phase === 'live') {
         if (st.checks.length) out.push(h('div', { class: 'note bad', id: 'check-note' }, t('check', { sides: st.checks.map((x) => sideName(x, true)).join(', ') })));

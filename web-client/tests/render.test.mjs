@@ -1,0 +1,148 @@
+// The board SVG draws the 184 points at the coordinates of shared/board/points.tsv,
+// rotated so that the viewer's side is at the bottom; the figure has the fans'
+// 15 arcs and the 18 dashed palace diagonals; the UI speaks Chinese and English.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServer, launchBrowser, newPage, shot, SHARED } from './helpers.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.stop();
+});
+
+const tsv = readFileSync(join(SHARED, 'board', 'points.tsv'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => l.split('\t'))
+  .map(([i, name, x, y]) => ({ index: Number(i), name, x: Number(x), y: Number(y) }));
+
+async function newGame() {
+  const s = await (await fetch(`${server.url}/api/sessions`, { method: 'POST' })).json();
+  const r = await fetch(`${server.url}/api/games`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${s.token}` },
+    body: JSON.stringify({ public: false }),
+  });
+  assert.equal(r.status, 201);
+  return (await r.json()).id;
+}
+
+async function checkPoints(page, view) {
+  const svg = page.locator('#board');
+  assert.equal(await svg.getAttribute('data-view'), view);
+  const rot = (Number(await svg.getAttribute('data-rotation')) * Math.PI) / 180;
+  const scale = Number(await svg.getAttribute('data-scale'));
+  const drawn = await page.$$eval('#board circle[data-point]', (els) =>
+    els.map((e) => ({ name: e.dataset.point, index: Number(e.dataset.index), x: Number(e.dataset.x), y: Number(e.dataset.y), cx: Number(e.getAttribute('cx')), cy: Number(e.getAttribute('cy')) })),
+  );
+  assert.equal(drawn.length, 184);
+  assert.equal(new Set(drawn.map((d) => d.name)).size, 184);
+  const byName = new Map(drawn.map((d) => [d.name, d]));
+  for (const p of tsv) {
+    const d = byName.get(p.name);
+    assert.ok(d, `point ${p.name} drawn`);
+    assert.equal(d.index, p.index, p.name);
+    assert.ok(Math.abs(d.x - p.x) < 1e-6 && Math.abs(d.y - p.y) < 1e-6, `${p.name}: (${d.x}, ${d.y}) vs (${p.x}, ${p.y})`);
+    // where it is drawn: rotated by the view, y pointing down, to 0.001 of the SVG's units
+    const ex = (p.x * Math.cos(rot) - p.y * Math.sin(rot)) * scale;
+    const ey = -(p.x * Math.sin(rot) + p.y * Math.cos(rot)) * scale;
+    assert.ok(Math.abs(d.cx - ex) < 0.002 && Math.abs(d.cy - ey) < 0.002, `${p.name} at (${d.cx}, ${d.cy}), expected (${ex}, ${ey})`);
+  }
+  // the viewer's own king's point is at the bottom: the largest y on screen among the kings
+  const kingY = {};
+  for (const s of ['W', 'B', 'Y']) kingY[s] = byName.get(`${s}52`).cy;
+  assert.equal(Object.entries(kingY).sort((a, b) => b[1] - a[1])[0][0], view);
+  // the figure: 15 arcs (five per fan), 18 dashed diagonals
+  const d = await page.getAttribute('#board path.line:not(.dashed)', 'd');
+  assert.equal((d.match(/A/g) || []).length, 15);
+  const dashed = await page.getAttribute('#board path.line.dashed', 'd');
+  assert.equal((dashed.match(/M/g) || []).length, 18);
+  assert.equal(await page.locator('#board .centre').count(), 1);
+}
+
+test('the board draws all 184 points at the reference coordinates, from every seat', { timeout: 120000 }, async () => {
+  const id = await newGame();
+  const errors = [];
+  // a spectator sees W's view
+  const s = await newPage(browser, { lang: 'en-US' }, errors);
+  await s.page.goto(`${server.url}/#/g/${id}`);
+  await s.page.waitForSelector('#game[data-role="spectator"]');
+  await checkPoints(s.page, 'W');
+  // the initial position: 54 pieces with each side's own characters
+  assert.equal(await s.page.locator('#board .piece').count(), 54);
+  const chars = await s.page.$$eval('#board .piece', (els) => els.map((e) => `${e.dataset.piece}${e.dataset.at}:${e.textContent}`));
+  for (const c of ['WKW52:魏', 'BKB52:蜀', 'YKY52:吴', 'WAW42:仕', 'BAB42:士', 'YAY42:侍', 'WEW32:相', 'BEB32:象', 'YEY32:丞', 'WPW15:兵', 'BPB15:卒', 'YPY15:丁', 'WZW73:子', 'WFW51:妃', 'BRB12:车', 'YNY22:马', 'WCW24:炮']) {
+    assert.ok(chars.includes(c), c);
+  }
+  // colours as the seed says: white with black characters, black with white, yellow with red
+  const colours = await s.page.evaluate(() =>
+    Object.fromEntries(
+      ['W', 'B', 'Y'].map((side) => {
+        const g = document.querySelector(`#board .piece.side-${side}`);
+        return [side, [getComputedStyle(g.querySelector('rect')).fill, getComputedStyle(g.querySelector('text')).fill]];
+      }),
+    ),
+  );
+  assert.deepEqual(colours.W, ['rgb(251, 251, 247)', 'rgb(17, 17, 17)']);
+  assert.deepEqual(colours.B, ['rgb(29, 29, 29)', 'rgb(250, 250, 250)']);
+  assert.deepEqual(colours.Y, ['rgb(242, 198, 31)', 'rgb(200, 20, 28)']);
+  await shot(s.page, 'render-spectator-W.png');
+
+  // players of B and Y (by invite link) see their own side at the bottom
+  for (const side of ['B', 'Y']) {
+    const p = await newPage(browser, { lang: 'zh-CN' }, errors);
+    await p.page.goto(`${server.url}/#/g/${id}?seat=${side}`);
+    await p.page.waitForSelector(`#game[data-role="player"][data-side="${side}"]`);
+    await checkPoints(p.page, side);
+    await shot(p.page, `render-seat-${side}.png`);
+    // Chinese UI for a Chinese browser
+    assert.match(await p.page.locator('#status-line').innerText(), /等待棋手入座/);
+    await p.ctx.close();
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('the lobby speaks the browser language and switches', async () => {
+  const zh = await newPage(browser, { lang: 'zh-CN' });
+  await zh.page.goto(server.url + '/');
+  await zh.page.waitForSelector('#create-form');
+  assert.match(await zh.page.locator('#lobby').innerText(), /新对局/);
+  await zh.page.click('#lang-toggle');
+  await zh.page.waitForSelector('#lobby :text("New game")');
+  // the choice sticks across reloads
+  await zh.page.reload();
+  await zh.page.waitForSelector('#lobby :text("New game")');
+  const en = await newPage(browser, { lang: 'en-US' });
+  await en.page.goto(server.url + '/');
+  await en.page.waitForSelector('#lobby :text("Open games")');
+  // the sound switch
+  const before = await en.page.locator('#sound-toggle').innerText();
+  await en.page.click('#sound-toggle');
+  assert.notEqual(await en.page.locator('#sound-toggle').innerText(), before);
+  await zh.ctx.close();
+  await en.ctx.close();
+});
+
+test('the client is served from the binary at /', async () => {
+  const r = await fetch(server.url + '/');
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get('content-type'), /text\/html/);
+  const js = await fetch(server.url + '/js/board.js');
+  assert.match(js.headers.get('content-type'), /javascript/);
+  const miss = await fetch(server.url + '/api/nope');
+  assert.equal(miss.status, 404);
+  const etag = js.headers.get('etag');
+  const again = await fetch(server.url + '/js/board.js', { headers: { 'If-None-Match': etag } });
+  assert.equal(again.status, 304);
+});
