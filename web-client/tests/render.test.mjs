@@ -146,3 +146,33 @@ test('the client is served from the binary at /', async () => {
   const again = await fetch(server.url + '/js/board.js', { headers: { 'If-None-Match': etag } });
   assert.equal(again.status, 304);
 });
+
+test('custom time control from the lobby: 读秒 and 步时 are shown on the clocks', async () => {
+  const { page, ctx } = await newPage(browser, { lang: 'en-US' });
+  await page.goto(server.url + '/');
+  await page.waitForSelector('#create-form');
+  await page.selectOption('#preset', 'custom');
+  await page.fill('#c-base', '1');
+  await page.fill('#c-inc', '0');
+  await page.fill('#c-permove', '20');
+  await page.fill('#c-byo-periods', '3');
+  await page.fill('#c-byo-secs', '10');
+  await page.check('input[name=direction][value=cw]');
+  await page.check('input[name=visibility][value=private]');
+  await page.selectOption('#my-seat', 'Y');
+  await page.click('#create-btn');
+  await page.waitForSelector('#game[data-phase="open"][data-side="Y"]');
+  const id = await page.getAttribute('#game', 'data-game');
+  const snap = await (await fetch(`${server.url}/api/games/${id}`)).json();
+  assert.deepEqual(snap.settings.time_control, { base_ms: 60000, increment_ms: 0, per_move_ms: 20000, byoyomi: { periods: 3, period_ms: 10000 } });
+  assert.equal(snap.settings.direction, 'cw');
+  assert.equal(snap.settings.public, false);
+  // private: not listed in the lobby
+  const open = await (await fetch(`${server.url}/api/games?phase=open`)).json();
+  assert.ok(!open.some((g) => g.id === id));
+  const line = await page.locator('#role-line').innerText();
+  assert.match(line, /读秒 3×10″/);
+  assert.match(line, /步时 20″/);
+  assert.match(await page.locator('.clock[data-side="W"] .extra').innerText(), /步时/);
+  await ctx.close();
+});

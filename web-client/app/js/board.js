@@ -113,7 +113,7 @@ export class Board {
     el('circle', { cx: ox, cy: oy, r: 0.28 * S, class: 'centre' }, this.gLines);
     // side labels beyond each rectangle's outer edge
     SIDES.forEach((X) => {
-      const [lx, ly] = this.screen(...rotate([0, -(2 * Math.sqrt(3) + 6.15)], sideAngle(SIDES.indexOf(X))));
+      const [lx, ly] = this.screen(...rotate([0, -(2 * Math.sqrt(3) + 5.8)], sideAngle(SIDES.indexOf(X))));
       const t = el('text', { x: r3(lx), y: r3(ly), class: `side-label label-${X}` }, this.gLines);
       t.textContent = PIECE_CHARS[X].K;
     });
