@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::metrics::Metrics;
-use crate::room::{RoomContext, Rooms};
+use crate::room::{Journal, RoomContext, Rooms};
 use crate::store::Store;
 
 /// Server configuration (the `serve` subcommand fills it from flags and env).
@@ -118,7 +118,7 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
     let tracker = TaskTracker::new();
     let shutdown = CancellationToken::new();
     let rooms = Rooms::new(RoomContext {
-        store: store.clone(),
+        store: Journal::Store(store.clone()),
         metrics: metrics.clone(),
         tracker: tracker.clone(),
         shutdown: shutdown.clone(),

@@ -23,7 +23,7 @@ use tokio_util::task::TaskTracker;
 
 use self::core::{Act, Logged, Room, Step};
 use crate::metrics::Metrics;
-use crate::store::{Player, Store, StoreError, wall_ms};
+use crate::store::{Op, Player, Store, StoreError, StoredGame, wall_ms};
 
 /// Room mailbox size. Senders wait when it is full (back-pressure on the
 /// connection that sends, not on the room).
@@ -173,11 +173,53 @@ impl RoomHandle {
     }
 }
 
+/// Commits kept in memory: (game, version, writes).
+pub type MemoryJournal = Arc<Mutex<Vec<(String, u64, Vec<Op>)>>>;
+
+/// Where rooms write. The server writes to the store; the actor tests write
+/// to memory, because a real database round trip would let paused tokio time
+/// jump to the next timer while the room waits for its commit.
+#[derive(Debug, Clone)]
+pub enum Journal {
+    /// The store.
+    Store(Store),
+    /// Commits kept in memory.
+    Memory(MemoryJournal),
+}
+
+impl Journal {
+    async fn commit(&self, game: &str, v: u64, ops: &[Op]) -> Result<(), StoreError> {
+        match self {
+            Journal::Store(s) => s.commit(game, v, ops).await,
+            Journal::Memory(m) => {
+                m.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((game.to_owned(), v, ops.to_vec()));
+                Ok(())
+            }
+        }
+    }
+
+    async fn load_game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        match self {
+            Journal::Store(s) => s.load_game(id).await,
+            Journal::Memory(_) => Ok(None),
+        }
+    }
+
+    async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
+        match self {
+            Journal::Store(s) => s.unfinished_games().await,
+            Journal::Memory(_) => Ok(Vec::new()),
+        }
+    }
+}
+
 /// What every room needs from the server.
 #[derive(Debug, Clone)]
 pub struct RoomContext {
-    /// The store.
-    pub store: Store,
+    /// Where the rooms commit.
+    pub store: Journal,
     /// Metrics.
     pub metrics: Metrics,
     /// Tracks room tasks for graceful shutdown.
@@ -468,10 +510,34 @@ impl Actor {
                     }
                 }
             }
-            Msg::Join { player, side, reply } => match self.room.join(player, side, self.now(), wall_ms()) {
+            Msg::Join { player, side, reply } => match self.room.join(player.clone(), side, self.now(), wall_ms()) {
                 Ok((side, step)) => {
-                    let ok = self.commit_and_send(step, None).await;
+                    let mut ok = self.commit_and_send(step, None).await;
                     let _ = reply.send(if ok { Ok(side) } else { Err(gone()) });
+                    // The player's open connections now act for the seat.
+                    let watching: Vec<u64> = self
+                        .conns
+                        .iter()
+                        .filter(|(_, c)| c.side.is_none() && c.player.as_ref().is_some_and(|p| p.id == player.id))
+                        .map(|(&id, _)| id)
+                        .collect();
+                    for id in watching {
+                        if let Some(c) = self.conns.get_mut(&id) {
+                            c.side = Some(side);
+                        }
+                        self.send_to(
+                            id,
+                            &ServerMsg::Welcome {
+                                protocol: PROTOCOL_VERSION,
+                                game: self.room.id.clone(),
+                                role: Role::Player,
+                                side: Some(side),
+                                v: self.room.v(),
+                            },
+                        );
+                        let step = self.room.connected(Some(side));
+                        ok = ok && self.commit_and_send(step, None).await;
+                    }
                     ok
                 }
                 Err(e) => {
@@ -555,3 +621,6 @@ impl Actor {
         slow
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,210 @@
+//! The room task with paused tokio time: real timers, real messages, writes
+//! kept in memory. Time moves only when every task waits, to the next timer.
+
+use std::time::Duration;
+
+use protocol::{Byoyomi, Direction, EliminationReason, Ending, GameEvent, GameSettings, TimeControl};
+use tokio::sync::mpsc;
+
+use super::*;
+
+struct Harness {
+    handle: RoomHandle,
+    journal: MemoryJournal,
+    /// W's connection.
+    inbox: mpsc::Receiver<Utf8Bytes>,
+    shutdown: CancellationToken,
+    tracker: TaskTracker,
+}
+
+fn player(i: usize) -> Player {
+    Player {
+        id: format!("p{i}"),
+        name: format!("player {i}"),
+        account: false,
+    }
+}
+
+/// A room whose three seats are taken at time 0, with W connected.
+async fn started(tc: TimeControl, grace_ms: u64) -> Harness {
+    let journal = Arc::new(Mutex::new(Vec::new()));
+    let shutdown = CancellationToken::new();
+    let tracker = TaskTracker::new();
+    let rooms = Rooms::new(RoomContext {
+        store: Journal::Memory(journal.clone()),
+        metrics: Metrics::default(),
+        tracker: tracker.clone(),
+        shutdown: shutdown.clone(),
+        log_keep: 64,
+    });
+    let settings = GameSettings {
+        time_control: tc,
+        direction: Direction::Ccw,
+        public: true,
+        players_chat: true,
+        grace_ms,
+    };
+    let handle = rooms
+        .start(Room::new("g".into(), settings), Step::default(), 0)
+        .await
+        .unwrap();
+    let (tx, inbox) = mpsc::channel(1024);
+    let outbox = Outbox {
+        tx,
+        kick: CancellationToken::new(),
+    };
+    handle.connect(1, Some(player(0)), None, outbox).await.unwrap();
+    for (i, side) in Side::ALL.into_iter().enumerate() {
+        assert_eq!(handle.join(player(i), Some(side)).await.unwrap(), side);
+    }
+    Harness {
+        handle,
+        journal,
+        inbox,
+        shutdown,
+        tracker,
+    }
+}
+
+impl Harness {
+    /// Every event W's connection has received so far.
+    fn events(&mut self) -> Vec<GameEvent> {
+        let mut out = Vec::new();
+        while let Ok(m) = self.inbox.try_recv() {
+            if let Ok(ServerMsg::Event { event: Some(e), .. }) = serde_json::from_str::<ServerMsg>(&m) {
+                out.push(*e);
+            }
+        }
+        out
+    }
+
+    fn legal_move(&self, events: &[GameEvent]) -> (u32, String) {
+        let status = events
+            .iter()
+            .rev()
+            .find_map(|e| match e {
+                GameEvent::Started { status } | GameEvent::Moved { status, .. } | GameEvent::State { status } => {
+                    Some(status)
+                }
+                _ => None,
+            })
+            .expect("a status");
+        (status.ply, status.legal_moves[0].clone())
+    }
+
+    async fn stop(self) {
+        self.shutdown.cancel();
+        self.tracker.close();
+        self.tracker.wait().await;
+    }
+}
+
+fn eliminations(events: &[GameEvent]) -> Vec<(Side, EliminationReason)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            GameEvent::Eliminated(d) => Some((d.side, d.reason)),
+            _ => None,
+        })
+        .collect()
+}
+
+async fn wait(ms: u64) {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn increment_and_the_flag_timer() {
+    let mut h = started(
+        TimeControl {
+            base_ms: 60_000,
+            increment_ms: 2_000,
+            per_move_ms: None,
+            byoyomi: None,
+        },
+        3_600_000,
+    )
+    .await;
+    let events = h.events();
+    let (ply, mv) = h.legal_move(&events);
+    wait(10_000).await;
+    h.handle.act(1, Act::Move { ply, mv }, 0).await;
+    wait(1).await;
+    let events = h.events();
+    match &events[0] {
+        GameEvent::Moved { spent_ms, status, .. } => {
+            assert_eq!(*spent_ms, 10_000);
+            assert_eq!(status.clocks[0].remaining_ms, 52_000, "60 s − 10 s + 2 s");
+        }
+        other => panic!("expected the move, got {other:?}"),
+    }
+    // B thinks: nothing falls before its 60 s are over…
+    wait(59_990).await;
+    assert!(eliminations(&h.events()).is_empty());
+    // …and its flag falls right after, by the room's own timer.
+    wait(20).await;
+    let events = h.events();
+    assert_eq!(eliminations(&events), [(Side::B, EliminationReason::Time)]);
+    let moves = h
+        .journal
+        .lock()
+        .unwrap()
+        .iter()
+        .flat_map(|(_, _, ops)| ops.clone())
+        .filter(|o| matches!(o, Op::Event(_)))
+        .count();
+    assert_eq!(moves, 2, "the move and the timeout were committed");
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn byoyomi_then_flag() {
+    let tc = TimeControl {
+        base_ms: 5_000,
+        increment_ms: 0,
+        per_move_ms: None,
+        byoyomi: Some(Byoyomi {
+            periods: 3,
+            period_ms: 10_000,
+        }),
+    };
+    let mut h = started(tc, 3_600_000).await;
+    // W's allowance: 5 s of main time and three periods of 10 s.
+    wait(34_990).await;
+    assert!(eliminations(&h.events()).is_empty());
+    wait(20).await;
+    assert_eq!(eliminations(&h.events()), [(Side::W, EliminationReason::Time)]);
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn per_move_limit() {
+    let tc = TimeControl {
+        base_ms: 3_600_000,
+        increment_ms: 0,
+        per_move_ms: Some(30_000),
+        byoyomi: None,
+    };
+    let mut h = started(tc, 3_600_000).await;
+    wait(29_990).await;
+    assert!(eliminations(&h.events()).is_empty());
+    wait(20).await;
+    assert_eq!(eliminations(&h.events()), [(Side::W, EliminationReason::Time)]);
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_default_grace_of_a_minute_then_abandonment() {
+    // W is connected; B and Y never came: after 60 s they have abandoned
+    // before 3 rounds, which aborts the game.
+    let mut h = started(TimeControl::default(), 60_000).await;
+    wait(59_000).await;
+    assert!(h.events().iter().all(|e| !matches!(e, GameEvent::Finished { .. })));
+    wait(2_000).await;
+    let finished = h.events().into_iter().find_map(|e| match e {
+        GameEvent::Finished { result } => Some(result.ending),
+        _ => None,
+    });
+    assert_eq!(finished, Some(Ending::Aborted { by: Side::B }));
+    h.stop().await;
+}
