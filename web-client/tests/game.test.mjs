@@ -195,6 +195,20 @@ test('three players, a spectator, moves, clocks, reload, draw vote, resignations
   assert.match(box, /warning/i);
   await W.page.click('#confirm-no');
   assert.equal(await W.page.locator('#confirm-box').count(), 0);
+  // B goes ahead anyway: everyone sees the warning, B plays on, and is told the next one loses
+  await B.page.click('#resign-btn');
+  await B.page.click('#confirm-yes');
+  for (const p of all) await p.locator('.note', { hasText: /was warned|受到警告/ }).first().waitFor({ timeout: 10000 });
+  assert.equal(await S.page.locator('[data-eliminated]').count(), 0);
+  await B.page.click('#resign-btn');
+  assert.match(await B.page.locator('#confirm-box').innerText(), /LOSES/);
+  await B.page.click('#confirm-no');
+
+  // W's lobby offers to resume the game
+  await W.page.evaluate(() => (location.hash = '#/'));
+  await W.page.waitForSelector(`#my-games tr[data-game="${id}"] button`);
+  await W.page.click(`#my-games tr[data-game="${id}"] button`);
+  await W.page.waitForSelector(`#game[data-phase="live"][data-side="W"][data-ply="${ply}"]`);
 
   // play on to round 15
   while ((await state(W.page)).status.round < 15) await play('click');

@@ -35,6 +35,8 @@ export class Board {
     this.last = null;
     this.checked = [];
     this.interactive = false;
+    this.ghosts = [];
+    this.animate = null;
     this.svg = el('svg', {
       id: 'board',
       viewBox: `${-EXTENT} ${-EXTENT} ${2 * EXTENT} ${2 * EXTENT}`,
@@ -140,7 +142,27 @@ export class Board {
 
   /** Sets what to show. */
   update({ placement, legal, last, checked, interactive }) {
-    if (placement) this.placement = placement;
+    this.animate = null;
+    if (placement) {
+      const old = this.placement;
+      // a move seen for the first time slides from its origin
+      if (last && old.has(last.from) && placement.has(last.to) && !placement.has(last.from)) {
+        const p = old.get(last.from);
+        const q = placement.get(last.to);
+        if (p && q && p.side === q.side && p.piece === q.piece) this.animate = last;
+      }
+      // a side that left the board: its pieces fade out instead of vanishing
+      const gone = new Set([...old.values()].map((p) => p.side).filter((sd) => ![...placement.values()].some((q) => q.side === sd)));
+      if (gone.size) {
+        this.ghosts = [...old].filter(([, p]) => gone.has(p.side));
+        clearTimeout(this.ghostTimer);
+        this.ghostTimer = setTimeout(() => {
+          this.ghosts = [];
+          this.renderPieces();
+        }, 1600);
+      }
+      this.placement = placement;
+    }
     if (legal) this.legal = legal;
     if (last !== undefined) this.last = last;
     if (checked) this.checked = checked;
@@ -179,6 +201,12 @@ export class Board {
 
   renderPieces() {
     this.gPieces.replaceChildren();
+    for (const [pt, p] of this.ghosts || []) {
+      const [x, y] = this.pt(pt);
+      const g = el('g', { class: `piece leaving side-${p.side}`, transform: `translate(${r3(x)} ${r3(y)})` }, this.gPieces);
+      el('rect', { x: -0.42 * S, y: -0.42 * S, width: 0.84 * S, height: 0.84 * S, rx: 0.12 * S, class: 'body' }, g);
+      el('text', { x: 0, y: 0.015 * S, class: 'char' }, g).textContent = PIECE_CHARS[p.side][p.piece];
+    }
     for (const [pt, p] of this.placement) {
       if (!this.byName.has(pt)) continue;
       const [x, y] = this.pt(pt);
@@ -187,7 +215,18 @@ export class Board {
       el('rect', { x: -0.42 * S, y: -0.42 * S, width: 0.84 * S, height: 0.84 * S, rx: 0.12 * S, class: 'body' }, g);
       const t = el('text', { x: 0, y: 0.015 * S, class: 'char' }, g);
       t.textContent = PIECE_CHARS[p.side][p.piece];
+      if (this.animate && this.animate.to === pt) {
+        const [fx, fy] = this.pt(this.animate.from);
+        g.style.transform = `translate(${r3(fx - x)}px, ${r3(fy - y)}px)`;
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() => {
+            g.style.transition = 'transform 180ms ease-out';
+            g.style.transform = '';
+          }),
+        );
+      }
     }
+    this.animate = null;
   }
 
   /** The point nearest to an event, if within reach. */

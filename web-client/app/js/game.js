@@ -12,6 +12,20 @@ import { h, clear, formatClock, describeResult, reasonText, tcLabel, banner } fr
 
 const PROTOCOL = 1;
 
+/** Games this browser plays in, newest first (the lobby offers to resume them). */
+export function myGames() {
+  try {
+    return JSON.parse(localStorage.getItem('sanguo.mygames') || '[]');
+  } catch {
+    return [];
+  }
+}
+
+function rememberGame(id) {
+  const list = [id, ...myGames().filter((g) => g !== id)].slice(0, 20);
+  localStorage.setItem('sanguo.mygames', JSON.stringify(list));
+}
+
 export function mountGame(root, id, { seat } = {}) {
   const st = {
     id,
@@ -168,6 +182,7 @@ export function mountGame(root, id, { seat } = {}) {
         everConnected = true;
         retry = 0;
         if (st.side) board.setView(st.side);
+        if (st.role === 'player') rememberGame(id);
         break;
       case 'snapshot':
         applySnapshot(msg.game);

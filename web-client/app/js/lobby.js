@@ -5,6 +5,7 @@ import { t, sideName } from './i18n.js';
 import { api } from './api.js';
 import { SIDES } from './geometry.js';
 import { h, clear, tcLabel } from './ui.js';
+import { myGames } from './game.js';
 
 export const PRESETS = {
   fischer: { base_ms: 600000, increment_ms: 5000 },
@@ -78,6 +79,8 @@ export function mountLobby(root, navigate) {
     }
   });
 
+  const mineEl = h('div', { id: 'my-games' });
+  const mineCard = h('section', { class: 'card', hidden: true }, h('h2', {}, t('myGames')), mineEl);
   const openEl = h('div', { id: 'open-games' });
   const liveEl = h('div', { id: 'live-games' });
   const finEl = h('div', { id: 'finished-games' });
@@ -89,6 +92,7 @@ export function mountLobby(root, navigate) {
       h(
         'div',
         {},
+        mineCard,
         h('section', { class: 'card' }, h('h2', {}, t('openGames')), openEl),
         h('section', { class: 'card' }, h('h2', {}, t('liveGames')), liveEl),
         h('section', { class: 'card' }, h('h2', {}, t('finishedGames')), finEl),
@@ -136,7 +140,10 @@ export function mountLobby(root, navigate) {
   async function refresh() {
     try {
       const [open, live, fin] = await Promise.all(['open', 'live', 'finished'].map((p) => api.listGames(p)));
+      const mine = (await Promise.all(myGames().map((gid) => api.game(gid).catch(() => null)))).filter((g) => g && g.phase !== 'finished');
       if (destroyed) return;
+      mineCard.hidden = !mine.length;
+      mineEl.replaceChildren(table(mine.map((g) => ({ ...g, ply: g.status.ply })), (g) => [link(`#/g/${g.id}`, t('resume'), 'primary')]));
       openEl.replaceChildren(
         table(open, (g) => [
           ...SIDES.filter((s, i) => !g.seats[i]).map((s) => link(`#/g/${g.id}?seat=${s}`, `${t('join')} ${sideName(s, true)}`, 'primary')),
