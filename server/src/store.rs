@@ -19,6 +19,7 @@ use protocol::{
     Side,
 };
 use sha2::{Digest, Sha256};
+use sqlx::AnyConnection;
 use sqlx::Row;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};
@@ -200,7 +201,7 @@ impl Store {
         let options: AnyConnectOptions = url.parse()?;
         let pool = AnyPoolOptions::new()
             // SQLite has one writer at a time: one connection avoids busy errors.
-            .max_connections(if sqlite { 1 } else { 16 })
+            .max_connections(if sqlite { 1 } else { 32 })
             .acquire_timeout(Duration::from_secs(10))
             .after_connect(move |conn, _| {
                 Box::pin(async move {
@@ -338,81 +339,106 @@ impl Store {
         Ok(row.try_get::<i64, _>("n")?)
     }
 
-    /// Commits a room's writes in one transaction, with the game's new version.
+    /// Commits a room's writes atomically, with the game's new version `v`.
+    /// A single statement (a move, a chat line, a presence change) commits on
+    /// its own: one round trip. Several go in one transaction.
     pub async fn commit(&self, game: &str, v: u64, ops: &[Op]) -> Result<(), StoreError> {
         let started = Instant::now();
-        let mut tx = self.pool.begin().await?;
-        for op in ops {
-            match op {
-                Op::Seat { side, player, wall_ms } => {
-                    sqlx::query("INSERT INTO seats (game_id, side, player_id, joined_ms) VALUES ($1, $2, $3, $4)")
-                        .bind(game)
-                        .bind(side.as_str())
-                        .bind(player.as_str())
-                        .bind(*wall_ms)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(conflict)?;
-                }
-                Op::Event(e) => {
-                    sqlx::query(
-                        "INSERT INTO events (game_id, seq, v, side, action, at_ms, wall_ms, spent_ms, lag_ms, clocks, periods) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-                    )
-                    .bind(game)
-                    .bind(e.seq as i64)
-                    .bind(e.v as i64)
-                    .bind(e.side.as_str())
-                    .bind(e.action.as_str())
-                    .bind(e.at_ms as i64)
-                    .bind(e.wall_ms)
-                    .bind(e.spent_ms.map(|x| x as i64))
-                    .bind(e.lag_ms.map(|x| x as i64))
-                    .bind(e.clocks.map(|c| join3(&c.0)))
-                    .bind(e.clocks.map(|c| join3(&c.1)))
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Op::Chat {
-                    v,
-                    channel,
-                    player,
-                    name,
-                    text,
-                    wall_ms,
-                } => {
-                    sqlx::query(
-                        "INSERT INTO chat (game_id, v, channel, player_id, name, text, wall_ms) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                    )
-                    .bind(game)
-                    .bind(*v as i64)
-                    .bind(channel.as_str())
-                    .bind(player.as_str())
-                    .bind(name.as_str())
-                    .bind(text.as_str())
-                    .bind(*wall_ms)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Op::Phase { phase, result, wall_ms } => {
-                    sqlx::query("UPDATE games SET phase = $1, result = $2, finished_ms = $3 WHERE id = $4")
-                        .bind(phase.as_str())
-                        .bind(result.as_ref().map(json))
-                        .bind((*phase == Phase::Finished).then_some(*wall_ms))
-                        .bind(game)
-                        .execute(&mut *tx)
-                        .await?;
-                }
+        // Event and chat rows carry the version; otherwise games.v records it.
+        let version_row = !ops.iter().any(|o| matches!(o, Op::Event(_) | Op::Chat { .. }));
+        if ops.len() + usize::from(version_row) == 1 {
+            let mut conn = self.pool.acquire().await?;
+            match ops.first() {
+                Some(op) => Self::write(&mut conn, game, v, op).await?,
+                None => Self::write_version(&mut conn, game, v).await?,
             }
+        } else {
+            let mut tx = self.pool.begin().await?;
+            for op in ops {
+                Self::write(&mut tx, game, v, op).await?;
+            }
+            if version_row {
+                Self::write_version(&mut tx, game, v).await?;
+            }
+            tx.commit().await?;
         }
+        self.metrics.store_commit.observe(started.elapsed());
+        Ok(())
+    }
+
+    async fn write_version(conn: &mut AnyConnection, game: &str, v: u64) -> Result<(), StoreError> {
         sqlx::query("UPDATE games SET v = $1 WHERE id = $2")
             .bind(v as i64)
             .bind(game)
-            .execute(&mut *tx)
+            .execute(conn)
             .await?;
-        tx.commit().await?;
-        self.metrics.store_commit.observe(started.elapsed());
+        Ok(())
+    }
+
+    async fn write(conn: &mut AnyConnection, game: &str, v: u64, op: &Op) -> Result<(), StoreError> {
+        match op {
+            Op::Seat { side, player, wall_ms } => {
+                sqlx::query("INSERT INTO seats (game_id, side, player_id, joined_ms) VALUES ($1, $2, $3, $4)")
+                    .bind(game)
+                    .bind(side.as_str())
+                    .bind(player.as_str())
+                    .bind(*wall_ms)
+                    .execute(conn)
+                    .await
+                    .map_err(conflict)?;
+            }
+            Op::Event(e) => {
+                sqlx::query(
+                    "INSERT INTO events (game_id, seq, v, v_last, side, action, at_ms, wall_ms, spent_ms, lag_ms, clocks, periods) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                )
+                .bind(game)
+                .bind(e.seq as i64)
+                .bind(e.v as i64)
+                .bind(v as i64)
+                .bind(e.side.as_str())
+                .bind(e.action.as_str())
+                .bind(e.at_ms as i64)
+                .bind(e.wall_ms)
+                .bind(e.spent_ms.map(|x| x as i64))
+                .bind(e.lag_ms.map(|x| x as i64))
+                .bind(e.clocks.map(|c| join3(&c.0)))
+                .bind(e.clocks.map(|c| join3(&c.1)))
+                .execute(conn)
+                .await?;
+            }
+            Op::Chat {
+                v,
+                channel,
+                player,
+                name,
+                text,
+                wall_ms,
+            } => {
+                sqlx::query(
+                    "INSERT INTO chat (game_id, v, channel, player_id, name, text, wall_ms) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(game)
+                .bind(*v as i64)
+                .bind(channel.as_str())
+                .bind(player.as_str())
+                .bind(name.as_str())
+                .bind(text.as_str())
+                .bind(*wall_ms)
+                .execute(conn)
+                .await?;
+            }
+            Op::Phase { phase, result, wall_ms } => {
+                sqlx::query("UPDATE games SET phase = $1, result = $2, finished_ms = $3 WHERE id = $4")
+                    .bind(phase.as_str())
+                    .bind(result.as_ref().map(json))
+                    .bind((*phase == Phase::Finished).then_some(*wall_ms))
+                    .bind(game)
+                    .execute(conn)
+                    .await?;
+            }
+        }
         Ok(())
     }
 
@@ -468,10 +494,16 @@ impl Store {
 
     /// Everything needed to restore a game's room.
     pub async fn load_game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
-        let Some(r) = sqlx::query("SELECT phase, settings, initial_position, v FROM games WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
+        // The last version handed out: the largest recorded by any committed row.
+        let Some(r) = sqlx::query(
+            "SELECT phase, settings, initial_position, v, \
+             (SELECT MAX(v_last) FROM events WHERE game_id = $1) AS ev, \
+             (SELECT MAX(v) FROM chat WHERE game_id = $1) AS cv \
+             FROM games WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
         else {
             return Ok(None);
         };
@@ -483,7 +515,15 @@ impl Store {
             initial_position: r.try_get("initial_position")?,
             seats: self.seats(id).await?,
             events: self.events(id).await?,
-            v: r.try_get::<i64, _>("v")? as u64,
+            v: [
+                Some(r.try_get::<i64, _>("v")?),
+                r.try_get::<Option<i64>, _>("ev")?,
+                r.try_get::<Option<i64>, _>("cv")?,
+            ]
+            .into_iter()
+            .flatten()
+            .max()
+            .unwrap_or(0) as u64,
         }))
     }
 
