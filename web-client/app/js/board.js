@@ -7,7 +7,9 @@ import { points, figure, fanCentre, rotate, sideAngle, SIDES, PIECE_CHARS } from
 
 const NS = 'http://www.w3.org/2000/svg';
 const S = 40; // pixels per line spacing in the SVG's user space
-const EXTENT = 9.9 * S;
+const EXTENT = 9.8 * S;
+const TOP = -8.2 * S;
+const BOTTOM = 9.8 * S;
 
 function el(name, attrs = {}, parent) {
   const e = document.createElementNS(NS, name);
@@ -39,7 +41,8 @@ export class Board {
     this.animate = null;
     this.svg = el('svg', {
       id: 'board',
-      viewBox: `${-EXTENT} ${-EXTENT} ${2 * EXTENT} ${2 * EXTENT}`,
+      // the board is three-fold symmetric: every view spans the same box
+      viewBox: `${-EXTENT} ${TOP} ${2 * EXTENT} ${BOTTOM - TOP}`,
       role: 'img',
       'aria-label': 'board',
     });
