@@ -43,10 +43,10 @@ impl Level {
             Level::One => Config {
                 algorithm: Algorithm::Paranoid,
                 max_depth: 2,
-                nodes: 3_000,
+                nodes: 2_000,
                 quiescence: false,
                 killers: false,
-                root_noise: 30,
+                root_noise: 40,
             },
             Level::Two => Config {
                 algorithm: Algorithm::Paranoid,
@@ -120,7 +120,52 @@ pub fn choose_move(game: &Game, level: Level, seed: u64) -> Option<Move> {
 /// reading its clock; the search itself never does.
 pub fn choose_move_with(game: &Game, cfg: &Config, seed: u64, stop: &mut dyn FnMut(u64) -> bool) -> Option<Move> {
     let moves = allowed_moves(game);
-    search::search(game.position(), &moves, cfg, seed, stop).best
+    let bias = progress_bias(game, &moves);
+    search::search_biased(game.position(), &moves, &bias, cfg, seed, stop).best
+}
+
+/// The largest bonus for a capture or a check when a draw by the §6 length
+/// rules is about to end a game the bot stands better in.
+pub const PROGRESS_BONUS: i32 = 200;
+
+/// Root bonuses steering a bot that stands better toward captures and
+/// checks as the no-progress draw (90 plies in phase 3, 40 in phase 2) or
+/// the phase-2 length draw (80 plies) comes near: nothing until half the
+/// limit, then growing to [`PROGRESS_BONUS`] at the limit. A bot that
+/// stands worse is happy with the draw and gets no bonus.
+fn progress_bias(game: &Game, moves: &[Move]) -> Vec<i32> {
+    let pos = game.position();
+    let phase = usize::from(pos.live().count() < 3);
+    let limits = game.limits();
+    let urgency = |done: u32, limit: u32| -> i32 {
+        let half = limit / 2;
+        if limit == 0 || done <= half {
+            0
+        } else {
+            ((done - half) as i32 * PROGRESS_BONUS / half.max(1) as i32).min(PROGRESS_BONUS)
+        }
+    };
+    let mut bonus = urgency(game.plies_without_progress(), limits.no_progress_plies[phase]);
+    if phase == 1 {
+        bonus = bonus.max(urgency(game.phase2_plies(), limits.phase2_plies));
+    }
+    let me = pos.turn();
+    let balance = eval::utility(pos, me) - eval::ELIMINATION_BONUS * (3 - pos.live().count() as i32);
+    if bonus == 0 || balance <= 50 {
+        return Vec::new();
+    }
+    moves
+        .iter()
+        .map(|&m| {
+            let mut child = *pos;
+            let out = child.play_unchecked(m);
+            if out.captured.is_some() || !out.checks.is_empty() {
+                bonus
+            } else {
+                0
+            }
+        })
+        .collect()
 }
 
 /// A search of a bare position (no §6 counters known): the report with the

@@ -77,6 +77,21 @@ pub fn search(
     seed: u64,
     stop: &mut dyn FnMut(u64) -> bool,
 ) -> Report {
+    search_biased(pos, root_moves, &[], cfg, seed, stop)
+}
+
+/// [`search`] with a bonus added to the value of each root move
+/// (`bias[i]` for `root_moves[i]`; missing entries count 0): how a caller
+/// that knows the game's counters steers toward captures and checks when
+/// a no-progress draw looms.
+pub fn search_biased(
+    pos: &Position,
+    root_moves: &[Move],
+    bias: &[i32],
+    cfg: &Config,
+    seed: u64,
+    stop: &mut dyn FnMut(u64) -> bool,
+) -> Report {
     let mut report = Report {
         best: root_moves.first().copied(),
         value: 0,
@@ -104,13 +119,14 @@ pub fn search(
     // Root moves: shuffled (so ties break by the seed), then captures first.
     let mut order: Vec<(Move, i32, i32)> = root_moves
         .iter()
-        .map(|&m| {
+        .enumerate()
+        .map(|(i, &m)| {
             let noise = if cfg.root_noise > 0 {
                 rng.below(cfg.root_noise as usize + 1) as i32
             } else {
                 0
             };
-            (m, noise, 0)
+            (m, noise + bias.get(i).copied().unwrap_or(0), 0)
         })
         .collect();
     for i in (1..order.len()).rev() {
