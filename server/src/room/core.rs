@@ -20,7 +20,9 @@ use protocol::{
 use crate::store::{EventRow, Op, Player, StoredGame};
 
 /// Events kept in memory for reconnecting clients; older ones cost a snapshot.
-pub const LOG_KEEP: usize = 256;
+/// A move event carries the legal moves (a few KB), so this bounds a room's
+/// memory: 64 events are about 20 rounds.
+pub const LOG_KEEP: usize = 64;
 /// Lag compensation (lichess's quota): the most credited on one move, ms.
 pub const LAG_CREDIT_MAX: u64 = 500;
 /// The quota a side starts with and can bank at most, ms.
