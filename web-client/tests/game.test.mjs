@@ -63,6 +63,12 @@ async function clickMove(page, mv, how = 'click') {
   }
 }
 
+const CHARS = {
+  W: { K: '魏', Z: '子', F: '妃', A: '仕', E: '相', R: '车', N: '马', C: '炮', P: '兵' },
+  B: { K: '蜀', Z: '子', F: '妃', A: '士', E: '象', R: '车', N: '马', C: '炮', P: '卒' },
+  Y: { K: '吴', Z: '子', F: '妃', A: '侍', E: '丞', R: '车', N: '马', C: '炮', P: '丁' },
+};
+
 const clockText = (page, side) => page.locator(`.clock[data-side="${side}"] .time`).innerText();
 const toMs = (s) => {
   const p = s.split(':').map(Number);
@@ -144,6 +150,9 @@ test('three players, a spectator, moves, clocks, reload, draw vote, resignations
       assert.equal(at, piece.split('@')[0], `after ${mv} at ply ${ply - 1}: ${at} on ${to}; moves ${(await state(p)).moves.join(' ')}`);
       await p.waitForSelector(`#movelist .mv[data-ply="${ply - 1}"]`);
     }
+    // the move list gives the piece and the move in notation
+    const [ps, pk] = piece.split('@')[0];
+    assert.ok((await S.page.locator(`#movelist .mv[data-ply="${ply - 1}"]`).innerText()).includes(`${CHARS[ps][pk]} ${mv}`));
     return mv;
   }
 

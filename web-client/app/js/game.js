@@ -39,6 +39,7 @@ export function mountGame(root, id, { seat } = {}) {
     notes: [], // transient notes {cls, text, until}
     chat: [],
     moveSides: [], // who played each move (from events, or the record after a snapshot)
+    moveChars: [], // the moving piece's character, for the move list
     clockAt: performance.now(),
     graceAt: {}, // side -> performance.now() deadline
     confirm: null, // 'resign' | 'draw'
@@ -231,6 +232,15 @@ export function mountGame(root, id, { seat } = {}) {
         .record(id)
         .then((r) => {
           for (const m of r.moves) st.moveSides[m.ply] = m.side;
+          let placement = parsePlacement(r.initial_position);
+          for (const m of r.moves) {
+            const [from, to] = m.mv.split('-');
+            const p = placement.get(from);
+            if (p && !st.moveChars[m.ply]) st.moveChars[m.ply] = PIECE_CHARS[p.side][p.piece];
+            placement = new Map(placement);
+            placement.delete(from);
+            if (p) placement.set(to, p);
+          }
           if (st.lastMove && r.moves.length === st.game.moves.length && r.moves.length) st.lastMove.side = r.moves[r.moves.length - 1].side;
           renderMoves();
         })
@@ -254,6 +264,10 @@ export function mountGame(root, id, { seat } = {}) {
         setStatus(ev.status);
         break;
       case 'moved':
+        {
+          const p = parsePlacement(g.status.position).get(ev.mv.split('-')[0]);
+          if (p) st.moveChars[ev.ply] = PIECE_CHARS[p.side][p.piece];
+        }
         g.moves.push(ev.mv);
         st.moveSides[ev.ply] = ev.side;
         st.lastMove = { ...splitMove(ev.mv), side: ev.side };
@@ -595,7 +609,7 @@ export function mountGame(root, id, { seat } = {}) {
     const g = st.game;
     const items = g.moves.map((mv, i) => {
       const side = st.moveSides[i];
-      return h('span', { class: `mv${i === g.moves.length - 1 ? ' cur' : ''}`, 'data-ply': String(i) }, `${i + 1}. `, side ? h('span', { class: `dot dot-${side}` }) : '', mv);
+      return h('span', { class: `mv${i === g.moves.length - 1 ? ' cur' : ''}`, 'data-ply': String(i) }, `${i + 1}. `, side ? h('span', { class: `dot dot-${side}` }) : '', st.moveChars[i] ? `${st.moveChars[i]} ` : '', mv);
     });
     movesEl.replaceChildren(...items);
     movesEl.scrollTop = movesEl.scrollHeight;

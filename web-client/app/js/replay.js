@@ -3,7 +3,7 @@
 // eliminated side's pieces after the move its departure follows; no rule is applied.
 
 import { Board } from './board.js';
-import { parsePlacement, SIDES } from './geometry.js';
+import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
 import { t, sideName } from './i18n.js';
 import { api } from './api.js';
 import { h, clear, describeResult, tcLabel, formatClock } from './ui.js';
@@ -76,10 +76,12 @@ export function mountReplay(root, id) {
       let placement = parsePlacement(r.initial_position);
       positions = [new Map(placement)];
       const deps = (r.result && r.result.eliminations) || [];
+      const chars = [];
       r.moves.forEach((m, i) => {
         placement = new Map(placement);
         const [from, to] = m.mv.split('-');
         const p = placement.get(from);
+        chars.push(p ? `${PIECE_CHARS[p.side][p.piece]} ` : '');
         placement.delete(from);
         if (p) placement.set(to, p);
         for (const d of deps) {
@@ -90,7 +92,7 @@ export function mountReplay(root, id) {
       slider.max = String(positions.length - 1);
       movesEl.replaceChildren(
         ...r.moves.map((m, i) => {
-          const e = h('span', { class: 'mv', 'data-ply': String(i) }, `${i + 1}. `, h('span', { class: `dot dot-${m.side}` }), m.mv);
+          const e = h('span', { class: 'mv', 'data-ply': String(i) }, `${i + 1}. `, h('span', { class: `dot dot-${m.side}` }), chars[i], m.mv);
           e.addEventListener('click', () => go(i + 1));
           return e;
         }),
