@@ -176,3 +176,37 @@ test('custom time control from the lobby: 读秒 and 步时 are shown on the clo
   assert.match(await page.locator('.clock[data-side="W"] .extra').innerText(), /步时/);
   await ctx.close();
 });
+
+test('a live game in 读秒 and under 步时: the clock of the side to move ticks down the period and the move time', async () => {
+  const sessions = [];
+  for (let i = 0; i < 3; i++) sessions.push(await (await fetch(`${server.url}/api/sessions`, { method: 'POST' })).json());
+  const auth = (s) => ({ 'Content-Type': 'application/json', Authorization: `Bearer ${s.token}` });
+  const created = await fetch(`${server.url}/api/games`, {
+    method: 'POST',
+    headers: auth(sessions[0]),
+    body: JSON.stringify({ time_control: { base_ms: 0, increment_ms: 0, per_move_ms: 50000, byoyomi: { periods: 3, period_ms: 30000 } } }),
+  });
+  assert.equal(created.status, 201);
+  const id = (await created.json()).id;
+  for (const [i, side] of ['W', 'B', 'Y'].entries()) {
+    const r = await fetch(`${server.url}/api/games/${id}/join`, { method: 'POST', headers: auth(sessions[i]), body: JSON.stringify({ side }) });
+    assert.equal(r.status, 200);
+  }
+  const { page, ctx } = await newPage(browser, { lang: 'zh-CN' });
+  await page.goto(`${server.url}/#/g/${id}`);
+  await page.waitForSelector('#game[data-phase="live"][data-role="spectator"]');
+  const extra = page.locator('.clock[data-side="W"] .extra');
+  await page.waitForFunction(() => /读秒 3/.test(document.querySelector('.clock[data-side="W"] .extra').textContent));
+  assert.match(await extra.innerText(), /步时/);
+  const read = async () => {
+    const [m, s] = (await page.locator('.clock[data-side="W"] .time').innerText()).split(':').map(Number);
+    return m * 60 + s;
+  };
+  const a = await read();
+  assert.ok(a <= 30 && a >= 20, `a byo-yomi period of 30 s: ${a}`);
+  await page.waitForTimeout(2100);
+  assert.ok((await read()) < a, 'the period ticks');
+  await page.locator('#board').screenshot({ path: new URL('../test-artifacts/byoyomi-spectator-zh.png', import.meta.url).pathname });
+  await page.locator('.panel').screenshot({ path: new URL('../test-artifacts/byoyomi-panel-zh.png', import.meta.url).pathname });
+  await ctx.close();
+});
