@@ -288,3 +288,40 @@ test('three players, a spectator, moves, clocks, reload, draw vote, resignations
 
   assert.deepEqual(errors, [], 'no page errors');
 });
+
+// A line found by random play on this engine: B's 11th-ply cannon move checks W.
+const CHECK_LINE = ['W84-B25', 'B92-B91', 'Y24-Y14', 'W82-W74', 'B52-B53', 'Y51-Y41', 'W92-W94', 'B24-B23', 'Y82-Y94', 'B25-B55', 'B84-BM8'];
+
+test('a check is shown: the king in check is marked and everyone is told', { timeout: 120000 }, async () => {
+  const pages = {};
+  const errs = [];
+  const first = await newPage(browser, { lang: 'en-US' }, errs);
+  await first.page.goto(server.url + '/');
+  await first.page.waitForSelector('#create-form');
+  await first.page.selectOption('#my-seat', 'W');
+  await first.page.check('input[name=visibility][value=private]');
+  await first.page.click('#create-btn');
+  await first.page.waitForSelector('#game[data-phase="open"][data-side="W"]');
+  pages.W = first.page;
+  const id = await first.page.getAttribute('#game', 'data-game');
+  for (const side of ['B', 'Y']) {
+    const p = await newPage(browser, { lang: 'en-US' }, errs);
+    await p.page.goto(`${server.url}/#/g/${id}?seat=${side}`);
+    pages[side] = p.page;
+  }
+  for (const p of Object.values(pages)) await p.waitForSelector('#game[data-phase="live"]');
+  for (const [i, mv] of CHECK_LINE.entries()) {
+    const turn = await pages.W.getAttribute('#game', 'data-turn');
+    const st = await state(pages[turn]);
+    assert.ok(st.status.legal_moves.includes(mv), `${mv} legal at ply ${i}`);
+    await clickMove(pages[turn], mv);
+    for (const p of Object.values(pages)) await waitPly(p, i + 1);
+  }
+  for (const p of Object.values(pages)) {
+    await p.waitForSelector('#check-note');
+    assert.match(await p.locator('#check-note').innerText(), /Check on Wei/);
+    assert.equal(await p.locator('#board .mark.in-check').count(), 1);
+  }
+  await shot(pages.W, 'check-seat-W.png');
+  assert.deepEqual(errs, []);
+});
