@@ -12,6 +12,7 @@
 //! transaction and sends nothing before the commit returns. SQLite runs in
 //! WAL mode with `synchronous=FULL`, so a commit survives a crash.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use protocol::{
@@ -23,6 +24,7 @@ use sqlx::AnyConnection;
 use sqlx::Row;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::metrics::Metrics;
 
@@ -146,12 +148,28 @@ pub struct StoredGame {
     pub v: u64,
 }
 
-/// The store: a pool and the SQL.
+/// The store: a pool, the SQL, and the group-commit writer.
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: AnyPool,
     metrics: Metrics,
+    /// Rooms' writes go through the group commit when it runs.
+    writer: Option<mpsc::Sender<Pending>>,
 }
+
+/// One room's writes waiting for a group commit.
+#[derive(Debug)]
+struct Pending {
+    game: String,
+    v: u64,
+    ops: Vec<Op>,
+    done: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// Writes of this many rooms at most go in one transaction.
+const MAX_BATCH: usize = 256;
+/// Group-commit transactions in flight at once.
+const BATCHES_IN_FLIGHT: usize = 4;
 
 /// Milliseconds since the Unix epoch.
 pub fn wall_ms() -> i64 {
@@ -216,7 +234,58 @@ impl Store {
             .connect_with(options)
             .await?;
         MIGRATOR.run(&pool).await?;
-        Ok(Store { pool, metrics })
+        let mut store = Store {
+            pool,
+            metrics,
+            writer: None,
+        };
+        let (tx, rx) = mpsc::channel(4 * MAX_BATCH);
+        tokio::spawn(store.clone().group_commit(rx));
+        store.writer = Some(tx);
+        Ok(store)
+    }
+
+    /// The group commit: whatever rooms have queued while the previous
+    /// transactions ran goes into one transaction (one fsync for many moves
+    /// across games), a few transactions in flight. A room waits for its own
+    /// commit before it sends anything, so each game has at most one write in
+    /// flight and order within a game is kept. If a batch fails, its writes
+    /// are retried one room at a time, so one bad write fails only its room.
+    async fn group_commit(self, mut rx: mpsc::Receiver<Pending>) {
+        let slots = Arc::new(Semaphore::new(BATCHES_IN_FLIGHT));
+        while let Some(first) = rx.recv().await {
+            let Ok(slot) = slots.clone().acquire_owned().await else {
+                return;
+            };
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match rx.try_recv() {
+                    Ok(p) => batch.push(p),
+                    Err(_) => break,
+                }
+            }
+            let store = self.clone();
+            tokio::spawn(async move {
+                let _slot = slot;
+                if batch.len() > 1 {
+                    let writes: Vec<(&str, u64, &[Op])> =
+                        batch.iter().map(|p| (p.game.as_str(), p.v, p.ops.as_slice())).collect();
+                    match store.commit_now(&writes).await {
+                        Ok(()) => {
+                            for p in batch {
+                                let _ = p.done.send(Ok(()));
+                            }
+                            return;
+                        }
+                        Err(e) => tracing::warn!(error = %e, "group commit failed; committing one by one"),
+                    }
+                }
+                for p in batch {
+                    let r = store.commit_now(&[(p.game.as_str(), p.v, p.ops.as_slice())]).await;
+                    let _ = p.done.send(r);
+                }
+            });
+        }
     }
 
     /// Closes the pool (after every room has committed).
@@ -339,26 +408,54 @@ impl Store {
         Ok(row.try_get::<i64, _>("n")?)
     }
 
-    /// Commits a room's writes atomically, with the game's new version `v`.
-    /// A single statement (a move, a chat line, a presence change) commits on
-    /// its own: one round trip. Several go in one transaction.
+    /// Commits a room's writes atomically, with the game's new version `v`;
+    /// returns once they are durable.
     pub async fn commit(&self, game: &str, v: u64, ops: &[Op]) -> Result<(), StoreError> {
+        if let Some(writer) = &self.writer {
+            let (done, rx) = oneshot::channel();
+            let pending = Pending {
+                game: game.to_owned(),
+                v,
+                ops: ops.to_vec(),
+                done,
+            };
+            if writer.send(pending).await.is_ok()
+                && let Ok(r) = rx.await
+            {
+                return r;
+            }
+        }
+        self.commit_now(&[(game, v, ops)]).await
+    }
+
+    /// Commits the writes of one or more rooms together. A single statement
+    /// (a move, a chat line, a presence change) commits on its own: one
+    /// round trip. More go in one transaction.
+    async fn commit_now(&self, writes: &[(&str, u64, &[Op])]) -> Result<(), StoreError> {
         let started = Instant::now();
         // Event and chat rows carry the version; otherwise games.v records it.
-        let version_row = !ops.iter().any(|o| matches!(o, Op::Event(_) | Op::Chat { .. }));
-        if ops.len() + usize::from(version_row) == 1 {
+        let version_row = |ops: &[Op]| !ops.iter().any(|o| matches!(o, Op::Event(_) | Op::Chat { .. }));
+        let statements: usize = writes
+            .iter()
+            .map(|(_, _, ops)| ops.len() + usize::from(version_row(ops)))
+            .sum();
+        if let [(game, v, ops)] = writes
+            && statements == 1
+        {
             let mut conn = self.pool.acquire().await?;
             match ops.first() {
-                Some(op) => Self::write(&mut conn, game, v, op).await?,
-                None => Self::write_version(&mut conn, game, v).await?,
+                Some(op) => Self::write(&mut conn, game, *v, op).await?,
+                None => Self::write_version(&mut conn, game, *v).await?,
             }
         } else {
             let mut tx = self.pool.begin().await?;
-            for op in ops {
-                Self::write(&mut tx, game, v, op).await?;
-            }
-            if version_row {
-                Self::write_version(&mut tx, game, v).await?;
+            for (game, v, ops) in writes {
+                for op in *ops {
+                    Self::write(&mut tx, game, *v, op).await?;
+                }
+                if version_row(ops) {
+                    Self::write_version(&mut tx, game, *v).await?;
+                }
             }
             tx.commit().await?;
         }
