@@ -304,11 +304,17 @@ test('a check is shown: the king in check is marked and everyone is told', { tim
   await first.page.waitForSelector('#game[data-phase="open"][data-side="W"]');
   pages.W = first.page;
   const id = await first.page.getAttribute('#game', 'data-game');
-  for (const side of ['B', 'Y']) {
-    const p = await newPage(browser, { lang: 'en-US' }, errs);
-    await p.page.goto(`${server.url}/#/g/${id}?seat=${side}`);
-    pages[side] = p.page;
-  }
+  const b = await newPage(browser, { lang: 'en-US' }, errs);
+  await b.page.goto(`${server.url}/#/g/${id}?seat=B`);
+  pages.B = b.page;
+  // Y opens the game without a seat, watches, then sits down from the game page
+  const y = await newPage(browser, { lang: 'en-US' }, errs);
+  await y.page.goto(`${server.url}/#/g/${id}`);
+  await y.page.waitForSelector('#game[data-role="spectator"]');
+  await y.page.click('button[data-sit="Y"]');
+  await y.page.waitForSelector('#game[data-role="player"][data-side="Y"]');
+  assert.equal(await y.page.getAttribute('#board', 'data-view'), 'Y');
+  pages.Y = y.page;
   for (const p of Object.values(pages)) await p.waitForSelector('#game[data-phase="live"]');
   for (const [i, mv] of CHECK_LINE.entries()) {
     const turn = await pages.W.getAttribute('#game', 'data-turn');

@@ -184,6 +184,7 @@ export function mountGame(root, id, { seat } = {}) {
         retry = 0;
         if (st.side) board.setView(st.side);
         if (st.role === 'player') rememberGame(id);
+        if (st.game) render(); // a second welcome: a watcher took a seat
         break;
       case 'snapshot':
         applySnapshot(msg.game);
@@ -309,6 +310,7 @@ export function mountGame(root, id, { seat } = {}) {
         if (seatInfo) seatInfo.online = ev.online;
         if (!ev.online && ev.grace_ms != null) st.graceAt[ev.side] = performance.now() + ev.grace_ms;
         else delete st.graceAt[ev.side];
+        if (g.phase === 'live' && ev.side !== mySide()) note(ev.online ? 'good' : 'warn', t(ev.online ? 'presenceOn' : 'presenceOff', { side: sideName(ev.side) }), 6000);
         break;
       }
       case 'chat':
@@ -540,7 +542,20 @@ export function mountGame(root, id, { seat } = {}) {
           }
           btn.textContent = t('copied');
         });
-        rows.push(h('div', { class: 'invite-row' }, h('span', { class: `dot dot-${side}` }), sideName(side, true), input, btn));
+        const row = h('div', { class: 'invite-row' }, h('span', { class: `dot dot-${side}` }), sideName(side, true), input, btn);
+        if (st.role !== 'player') {
+          // a watcher may sit down here; the server then welcomes this connection as the player
+          const sit = h('button', { type: 'button', class: 'small primary', 'data-sit': side }, t('join'));
+          sit.addEventListener('click', async () => {
+            try {
+              await api.joinGame(id, side);
+            } catch (e) {
+              note('bad', t('errorPrefix') + e.message, 6000);
+            }
+          });
+          row.appendChild(sit);
+        }
+        rows.push(row);
       }
     });
     inviteEl.replaceChildren(...rows);
