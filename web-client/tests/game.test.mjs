@@ -96,6 +96,7 @@ test('three players, a spectator, moves, clocks, reload, draw vote, resignations
   // the open game is listed in another browser's lobby
   await S.page.goto(server.url + '/');
   await S.page.waitForSelector(`#open-games tr[data-game="${id}"]`);
+  await shot(S.page, 'lobby.png', 'main');
 
   await B.page.goto(inviteB);
   await Y.page.goto(inviteY);

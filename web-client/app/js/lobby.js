@@ -122,7 +122,7 @@ export function mountLobby(root, navigate) {
           h(
             'tr',
             { 'data-game': g.id },
-            h('td', {}, h('div', {}, tcLabel(g.settings.time_control)), h('div', { class: 'muted' }, `${g.settings.direction} · ${t('plies', { n: g.ply })}`)),
+            h('td', {}, h('div', {}, tcLabel(g.settings.time_control)), h('div', { class: 'muted' }, `${t(`dir_${g.settings.direction}`)} · ${t('plies', { n: g.ply })}`)),
             seatsCell(g),
             h('td', {}, actions(g)),
           ),
