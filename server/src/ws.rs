@@ -71,6 +71,10 @@ pub async fn upgrade(
     // The connection counts as a tracked task from here, so shutdown waits for it.
     let token = s.tracker.token();
     Ok(ws
+        // tungstenite's defaults (128 KiB each way) cost ~256 KiB per
+        // connection; game messages are a few KB, and every send is flushed.
+        .read_buffer_size(16 * 1024)
+        .write_buffer_size(8 * 1024)
         .max_frame_size(HARD_FRAME_LIMIT)
         .max_message_size(HARD_FRAME_LIMIT)
         .on_upgrade(move |socket| async move {

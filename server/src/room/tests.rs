@@ -208,3 +208,37 @@ async fn the_default_grace_of_a_minute_then_abandonment() {
     assert_eq!(finished, Some(Ending::Aborted { by: Side::B }));
     h.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_connection_is_dropped_and_the_room_goes_on() {
+    let mut h = started(TimeControl::default(), 3_600_000).await;
+    // A spectator whose queue holds 4 messages and who never reads.
+    let (tx, _never_read) = mpsc::channel(4);
+    let kick = CancellationToken::new();
+    let slow = Outbox { tx, kick: kick.clone() };
+    h.handle.connect(2, None, None, slow).await.unwrap();
+    let mut events = h.events();
+    for _ in 0..6 {
+        let (ply, mv) = h.legal_move(&events);
+        let side = Side::ALL[ply as usize % 3];
+        // The seats' own connections: W is connected; act as whoever is to move.
+        let (tx, _rx) = mpsc::channel(1024);
+        let conn = 100 + u64::from(ply);
+        let outbox = Outbox {
+            tx,
+            kick: CancellationToken::new(),
+        };
+        h.handle
+            .connect(conn, Some(player(side.index())), Some(u64::MAX), outbox)
+            .await
+            .unwrap();
+        h.handle.act(conn, Act::Move { ply, mv }, 0).await;
+        h.handle.disconnect(conn).await;
+        wait(1).await;
+        events = h.events();
+    }
+    assert!(kick.is_cancelled(), "the slow connection was dropped");
+    let snap = h.handle.snapshot().await.unwrap();
+    assert_eq!(snap.status.ply, 6, "the room never waited for it");
+    h.stop().await;
+}
