@@ -121,10 +121,6 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
     let (mut sink, mut stream) = socket.split();
     let (tx, mut rx) = mpsc::channel::<Utf8Bytes>(s.config.outbound_queue);
     let kick = CancellationToken::new();
-    let outbox = Outbox {
-        tx: tx.clone(),
-        kick: kick.clone(),
-    };
 
     // The writer: drains the queue; ends when every sender is gone or the
     // connection is kicked, then closes the socket.
@@ -205,6 +201,11 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
         }
     };
 
+    // Only now does the room hold a sender: until here, dropping `tx` ends the writer.
+    let outbox = Outbox {
+        tx: tx.clone(),
+        kick: kick.clone(),
+    };
     let conn = s.next_conn.fetch_add(1, Ordering::Relaxed);
     if room.connect(conn, player, last_v, outbox).await.is_err() {
         let _ = tx.try_send(error(ErrorCode::Internal, "the game is not available; reconnect"));

@@ -412,6 +412,19 @@ impl Client {
         }
     }
 
+    /// Waits until the server closes the connection (panics after the timeout).
+    pub async fn closed(mut self) {
+        loop {
+            let frame = tokio::time::timeout(RECV_TIMEOUT, self.ws.next())
+                .await
+                .expect("the server should have closed the connection");
+            match frame {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(_)) => {}
+            }
+        }
+    }
+
     /// Closes the connection.
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;

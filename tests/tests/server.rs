@@ -291,6 +291,7 @@ async fn bad_input_is_answered_and_changes_nothing() {
     })
     .await;
     assert_eq!(c.error().await, ErrorCode::UnsupportedProtocol);
+    c.closed().await;
     let mut c = Client::connect_raw(server.addr, &t.game).await;
     c.send(&ClientMsg::Hello {
         protocol: 1,
@@ -299,9 +300,11 @@ async fn bad_input_is_answered_and_changes_nothing() {
     })
     .await;
     assert_eq!(c.error().await, ErrorCode::Unauthorized);
+    c.closed().await;
     let mut c = Client::connect_raw(server.addr, &t.game).await;
     c.send_text("garbage".into()).await;
     assert_eq!(c.error().await, ErrorCode::HelloFirst);
+    c.closed().await;
 
     // HTTP: errors as {code, message} with their statuses.
     let api = &t.api;
