@@ -58,9 +58,9 @@ export function mountGame(root, id, { seat } = {}) {
   // ---- layout -------------------------------------------------------------
   clear(root);
   const boardWrap = h('div', { class: 'board-wrap' });
-  const statusLine = h('div', { class: 'status-line', id: 'status-line' });
+  const statusLine = h('div', { class: 'status-line', id: 'status-line', 'aria-live': 'polite' });
   const clocksEl = h('div', { class: 'clocks', id: 'clocks' });
-  const notesEl = h('div', { class: 'notes', id: 'notes' });
+  const notesEl = h('div', { class: 'notes', id: 'notes', 'aria-live': 'polite' });
   const inviteEl = h('div', { id: 'invite' });
   const actionsEl = h('div', { class: 'actions', id: 'actions' });
   const confirmEl = h('div', { id: 'confirm' });
@@ -212,6 +212,13 @@ export function mountGame(root, id, { seat } = {}) {
   }
 
   function onError(msg) {
+    if (msg.code === 'unsupported_protocol' || msg.code === 'unauthorized') {
+      // reconnecting would not help: say so and stop
+      destroyed = true;
+      banner(t('errorPrefix') + (msg.message || msg.code) + (msg.code === 'unauthorized' ? ' — reload' : ''));
+      if (msg.code === 'unauthorized') localStorage.removeItem('sanguo.session');
+      return;
+    }
     note('bad', t('errorPrefix') + (msg.message || msg.code), 6000);
     if (['illegal_move', 'stale_move', 'not_your_turn', 'bad_move', 'duplicate_move'].includes(msg.code)) {
       render(); // undo the optimistic move
