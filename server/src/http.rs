@@ -214,6 +214,29 @@ async fn me(Authed(p): Authed) -> Json<serde_json::Value> {
     Json(serde_json::json!({ "player": p.id, "name": p.name, "account": p.account }))
 }
 
+/// Bounds that keep every clock sum far from overflow (and games finite).
+fn check_time_control(tc: &protocol::TimeControl) -> Result<(), ApiError> {
+    const DAY: u64 = 24 * 3600 * 1000;
+    let bad = |m: &str| Err(ApiError::new(ErrorCode::BadRequest, m));
+    if tc.base_ms > 7 * DAY {
+        return bad("base_ms is at most 7 days");
+    }
+    if tc.increment_ms > 3600 * 1000 {
+        return bad("increment_ms is at most an hour");
+    }
+    match tc.per_move_ms {
+        Some(0) => return bad("per_move_ms must be positive"),
+        Some(ms) if ms > DAY => return bad("per_move_ms is at most a day"),
+        _ => {}
+    }
+    if let Some(b) = tc.byoyomi
+        && (b.periods > 100 || b.period_ms > 3600 * 1000)
+    {
+        return bad("byo-yomi has at most 100 periods of at most an hour");
+    }
+    Ok(())
+}
+
 async fn create_game(
     State(s): State<AppState>,
     Authed(p): Authed,
@@ -227,9 +250,7 @@ async fn create_game(
             "the time control gives no time at all",
         ));
     }
-    if tc.per_move_ms == Some(0) {
-        return Err(ApiError::new(ErrorCode::BadRequest, "per_move_ms must be positive"));
-    }
+    check_time_control(&tc)?;
     let grace_ms = c.grace_ms.unwrap_or(s.config.grace.as_millis() as u64);
     if grace_ms > MAX_GRACE_MS {
         return Err(ApiError::new(ErrorCode::BadRequest, "grace_ms is at most a day"));

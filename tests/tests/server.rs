@@ -332,6 +332,22 @@ async fn bad_input_is_answered_and_changes_nothing() {
         .await
         .unwrap_err();
     assert_eq!((e.status, e.body.code), (400, ErrorCode::BadRequest));
+    for tc in [
+        serde_json::json!({"base_ms": u64::MAX}),
+        serde_json::json!({"base_ms": 0}),
+        serde_json::json!({"base_ms": 1000, "per_move_ms": 0}),
+        serde_json::json!({"base_ms": 1000, "byoyomi": {"periods": u32::MAX, "period_ms": u64::MAX}}),
+    ] {
+        let e = api
+            .post::<serde_json::Value>(
+                "/api/games",
+                Some(&stranger.token),
+                &serde_json::json!({"time_control": tc}),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!((e.status, e.body.code), (400, ErrorCode::BadRequest), "{tc}");
+    }
     let fresh = api.create_game(&stranger.token, &CreateGame::default()).await;
     api.join(&stranger.token, &fresh.id, Some(Side::Y)).await.unwrap();
     let e = api
