@@ -332,3 +332,43 @@ test('a check is shown: the king in check is marked and everyone is told', { tim
   await shot(pages.W, 'check-seat-W.png');
   assert.deepEqual(errs, []);
 });
+
+test('the server restarts mid-game: every page says it lost the connection, reconnects and plays on', { timeout: 120000 }, async () => {
+  const own = await startServer();
+  const errs = [];
+  const pages = {};
+  try {
+    for (const side of ['W', 'B', 'Y']) pages[side] = (await newPage(browser, { lang: 'en-US' }, errs)).page;
+    await pages.W.goto(own.url + '/');
+    await pages.W.waitForSelector('#create-form');
+    await pages.W.selectOption('#my-seat', 'W');
+    await pages.W.click('#create-btn');
+    await pages.W.waitForSelector('#game[data-phase="open"][data-side="W"]');
+    const id = await pages.W.getAttribute('#game', 'data-game');
+    for (const side of ['B', 'Y']) await pages[side].goto(`${own.url}/#/g/${id}?seat=${side}`);
+    for (const p of Object.values(pages)) await p.waitForSelector('#game[data-phase="live"][data-connected="true"]');
+    const st = await state(pages.W);
+    await clickMove(pages.W, pickMove(st));
+    for (const p of Object.values(pages)) await waitPly(p, 1);
+
+    await own.stop({ keep: true });
+    for (const p of Object.values(pages)) {
+      await p.waitForSelector('#game[data-connected="false"]');
+      assert.match(await p.locator('#banner').innerText(), /reconnecting/i);
+    }
+    const again = await startServer([], { port: own.port, dir: own.dir });
+    own.stop = again.stop;
+    for (const p of Object.values(pages)) {
+      await p.waitForSelector('#game[data-connected="true"][data-phase="live"][data-ply="1"]', { timeout: 20000 });
+    }
+    // B moves on after the restart
+    const sb = await state(pages.B);
+    assert.equal(sb.status.turn, 'B');
+    await clickMove(pages.B, pickMove(sb));
+    for (const p of Object.values(pages)) await waitPly(p, 2);
+    await shot(pages.Y, 'after-restart-seat-Y.png', '#game');
+    assert.deepEqual(errs, []);
+  } finally {
+    await own.stop();
+  }
+});

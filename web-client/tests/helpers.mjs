@@ -37,10 +37,10 @@ function freePort() {
 }
 
 /** Starts `sanguo serve`; resolves to {url, stop()}. */
-export async function startServer(extraArgs = []) {
+export async function startServer(extraArgs = [], { port: fixedPort, dir: fixedDir } = {}) {
   buildServer();
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'sanguo-web-'));
+  const port = fixedPort || (await freePort());
+  const dir = fixedDir || mkdtempSync(join(tmpdir(), 'sanguo-web-'));
   const proc = spawn(BIN, ['serve', '--listen', `127.0.0.1:${port}`, '--sqlite', join(dir, 'test.sqlite'), ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
@@ -63,11 +63,14 @@ export async function startServer(extraArgs = []) {
   }
   return {
     url,
+    port,
+    dir,
     log: () => log,
-    async stop() {
+    /** Stops the server; `keep` leaves its database for a restart. */
+    async stop({ keep = false } = {}) {
       proc.kill('SIGTERM');
       await new Promise((r) => (proc.exitCode !== null ? r() : proc.once('exit', r)));
-      rmSync(dir, { recursive: true, force: true });
+      if (!keep) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
