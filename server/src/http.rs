@@ -40,6 +40,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/ws", get(crate::ws::upgrade))
         .fallback(crate::web::serve)
         .layer(DefaultBodyLimit::max(16 * 1024))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }
 
@@ -273,6 +274,7 @@ async fn create_game(
     let initial = engine::format_position(room.game().initial_position());
     s.store.create_game(&id, &p.id, &settings, &initial).await?;
     let handle = s.rooms.start(room, Default::default(), 0).await?;
+    tracing::info!(game = %id, player = %p.id, "game created");
     let snap = handle.snapshot().await?;
     Ok((StatusCode::CREATED, Json(snap)))
 }

@@ -207,6 +207,7 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
         kick: kick.clone(),
     };
     let conn = s.next_conn.fetch_add(1, Ordering::Relaxed);
+    tracing::debug!(conn, player = ?player.as_ref().map(|p| &p.id), "game socket open");
     if room.connect(conn, player, last_v, outbox).await.is_err() {
         let _ = tx.try_send(error(ErrorCode::Internal, "the game is not available; reconnect"));
         drop(tx);
@@ -326,6 +327,7 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
             break;
         }
     }
+    tracing::debug!(conn, "game socket closed");
     room.disconnect(conn).await;
     drop(tx);
     kick.cancel();

@@ -392,6 +392,12 @@ impl Actor {
     fn update_live_gauge(&mut self) {
         let live = self.room.phase == protocol::Phase::Live;
         if live != self.live_counted {
+            if live {
+                tracing::info!(game = %self.room.id, "game started");
+            } else {
+                let result = self.room.game().result().map(protocol::GameResult::from);
+                tracing::info!(game = %self.room.id, plies = self.room.game().plies(), ?result, "game finished");
+            }
             self.live_counted = live;
             let delta = if live { 1 } else { -1 };
             self.ctx.metrics.live_games.fetch_add(delta, Ordering::Relaxed);
