@@ -280,7 +280,7 @@ pub fn strengths(pos: &Position, map: &AttackMap) -> [i32; 3] {
                 material += piece_value(s, pc.role, p);
             }
         }
-        e[si] = material + 2 * map.mobility[si] - king_danger(pos, map, s);
+        e[si] = material + 2 * map.mobility[si] - king_danger(pos, map, s) + pressure(pos, map, s);
     }
     // Captures about to happen (先击后攻). The side to move takes one piece of
     // the sides it may capture now; the side after it, one of its own
@@ -302,6 +302,41 @@ pub fn strengths(pos: &Position, map: &AttackMap) -> [i32; 3] {
         }
     }
     e
+}
+
+/// Initiative against the side `s` may attack freely (its target; in
+/// phase 2 the opponent): a share of the value of each of its pieces `s`
+/// attacks, and a bonus for each attacking piece out of `s`'s rectangle
+/// (more in its target's).
+/// Without it a paranoid search, which expects both others to gang up,
+/// sits still and the game ends in the no-progress draw.
+fn pressure(pos: &Position, map: &AttackMap, s: Side) -> i32 {
+    let target = pos.next_live_after(s);
+    if target == s {
+        return 0;
+    }
+    let mut bonus = 0;
+    for p in pos.pieces_of(target).iter() {
+        if map.count[s.index()][p.index()] > 0
+            && let Some(pc) = pos.piece_at(p)
+        {
+            bonus += if pc.role == Role::King {
+                40
+            } else {
+                role_value(pc.role).min(450) / 10
+            };
+        }
+    }
+    let b = board();
+    for p in pos.pieces_of(s).iter() {
+        if let Some(pc) = pos.piece_at(p)
+            && matches!(pc.role, Role::Chariot | Role::Horse | Role::Cannon | Role::Prince)
+            && !b.rectangle(s).contains(p)
+        {
+            bonus += if b.rectangle(target).contains(p) { 30 } else { 10 };
+        }
+    }
+    bonus
 }
 
 /// The most valuable capture `by` has against the sides `may_take` allows:

@@ -27,9 +27,9 @@ pub enum Level {
     /// Shallow paranoid search (2 plies), no quiescence, a small budget and
     /// some randomness: a beginner that still takes what it is given.
     One,
-    /// Paranoid search with quiescence and killer/history ordering, 20k nodes.
+    /// Paranoid search with quiescence, 10k nodes.
     Two,
-    /// Paranoid search with quiescence and killer/history ordering, 120k nodes.
+    /// Paranoid search with quiescence and killer/history ordering, 80k nodes.
     Three,
 }
 
@@ -51,15 +51,15 @@ impl Level {
             Level::Two => Config {
                 algorithm: Algorithm::Paranoid,
                 max_depth: 6,
-                nodes: 20_000,
+                nodes: 10_000,
                 quiescence: true,
-                killers: true,
+                killers: false,
                 root_noise: 10,
             },
             Level::Three => Config {
                 algorithm: Algorithm::Paranoid,
                 max_depth: 10,
-                nodes: 120_000,
+                nodes: 80_000,
                 quiescence: true,
                 killers: true,
                 root_noise: 5,
@@ -81,7 +81,8 @@ impl Level {
 /// The legal moves of the side to move that no §6 check rule punishes: a
 /// check that would be the mover's 8th consecutive (phase 2: 6th) or its
 /// 25th in all (phase 3) on the same side loses the game, unless the move
-/// mates. If every move is punished, all legal moves (the bot loses either way).
+/// mates; in phase 2 the 20th check draws, which a bot that does not stand
+/// worse avoids. If every move is punished, all legal moves (the bot loses either way).
 /// Empty when the game is over.
 pub fn allowed_moves(game: &Game) -> MoveList {
     if game.is_finished() {
@@ -92,6 +93,9 @@ pub fn allowed_moves(game: &Game) -> MoveList {
     let phase = usize::from(pos.live().count() < 3);
     let limits = game.limits();
     let all = pos.legal_moves();
+    // In phase 2 the 20th check by either side draws: only a side that
+    // stands worse may want that.
+    let better = phase == 1 && balance(pos, me) > -100;
     let mut allowed = all.clone();
     allowed.retain(|m| {
         let mut child = *pos;
@@ -102,7 +106,8 @@ pub fn allowed_moves(game: &Game) -> MoveList {
         out.checks.iter().all(|t| {
             let consecutive = game.consecutive_checks(me, t) + 1;
             let cumulative = game.cumulative_checks(me, t) + 1;
-            consecutive <= limits.consecutive_checks[phase] && (phase == 1 || cumulative < limits.cumulative_checks[0])
+            consecutive <= limits.consecutive_checks[phase]
+                && (cumulative < limits.cumulative_checks[phase] || (phase == 1 && !better))
         })
     });
     if allowed.is_empty() { all } else { allowed }
@@ -125,33 +130,30 @@ pub fn choose_move_with(game: &Game, cfg: &Config, seed: u64, stop: &mut dyn FnM
 }
 
 /// The largest bonus for a capture or a check when a draw by the §6 length
-/// rules is about to end a game the bot stands better in.
-pub const PROGRESS_BONUS: i32 = 200;
+/// rules is about to end a game the bot does not stand clearly worse in.
+pub const PROGRESS_BONUS: i32 = 350;
 
-/// Root bonuses steering a bot that stands better toward captures and
-/// checks as the no-progress draw (90 plies in phase 3, 40 in phase 2) or
-/// the phase-2 length draw (80 plies) comes near: nothing until half the
-/// limit, then growing to [`PROGRESS_BONUS`] at the limit. A bot that
-/// stands worse is happy with the draw and gets no bonus.
+/// Root bonuses steering a bot toward captures as the no-progress draw (90 plies in phase 3, 40 in phase 2) or
+/// the phase-2 length draw (80 plies) comes near: nothing until a quarter
+/// of the limit, then growing to [`PROGRESS_BONUS`] at the limit. A bot that
+/// stands clearly worse is happy with the draw and gets no bonus.
 fn progress_bias(game: &Game, moves: &[Move]) -> Vec<i32> {
     let pos = game.position();
     let phase = usize::from(pos.live().count() < 3);
     let limits = game.limits();
     let urgency = |done: u32, limit: u32| -> i32 {
-        let half = limit / 2;
-        if limit == 0 || done <= half {
+        let start = limit / 4;
+        if limit == 0 || done <= start {
             0
         } else {
-            ((done - half) as i32 * PROGRESS_BONUS / half.max(1) as i32).min(PROGRESS_BONUS)
+            ((done - start) as i32 * PROGRESS_BONUS / (limit - start).max(1) as i32).min(PROGRESS_BONUS)
         }
     };
     let mut bonus = urgency(game.plies_without_progress(), limits.no_progress_plies[phase]);
     if phase == 1 {
         bonus = bonus.max(urgency(game.phase2_plies(), limits.phase2_plies));
     }
-    let me = pos.turn();
-    let balance = eval::utility(pos, me) - eval::ELIMINATION_BONUS * (3 - pos.live().count() as i32);
-    if bonus == 0 || balance <= 50 {
+    if bonus == 0 || balance(pos, pos.turn()) < -100 {
         return Vec::new();
     }
     moves
@@ -159,11 +161,9 @@ fn progress_bias(game: &Game, moves: &[Move]) -> Vec<i32> {
         .map(|&m| {
             let mut child = *pos;
             let out = child.play_unchecked(m);
-            if out.captured.is_some() || !out.checks.is_empty() {
-                bonus
-            } else {
-                0
-            }
+            // Checks reset the counter without changing much and spend the
+            // check limits (in phase 2 the 20th draws): only captures count.
+            if out.captured.is_some() { bonus } else { 0 }
         })
         .collect()
 }
@@ -238,6 +238,12 @@ pub fn offer_draw(game: &Game, side: Side, level: Level) -> bool {
     }
     let value = value_for(pos, side, level);
     value <= -DRAW_ACCEPT_MARGIN || (value.abs() <= 50 && no_attackers(pos))
+}
+
+/// `side`'s static balance: its utility without the bonus for the sides
+/// already gone (0 is even).
+fn balance(pos: &Position, side: Side) -> i32 {
+    eval::utility(pos, side) - eval::ELIMINATION_BONUS * (3 - pos.live().count() as i32)
 }
 
 /// `side`'s balance in the position (its utility without the bonus for the

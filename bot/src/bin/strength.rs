@@ -71,7 +71,7 @@ fn play(
     seed: u64,
     max_plies: u32,
     clocks: &mut [Clock; 3],
-) -> ([Option<Outcome>; 3], [f64; 3], bool, u32) {
+) -> ([Option<Outcome>; 3], [f64; 3], bool, u32, String) {
     let mut game = Game::new(Direction::Ccw);
     while !game.is_finished() && game.plies() < max_plies {
         let side = game.position().turn();
@@ -120,7 +120,11 @@ fn play(
             }
         }
     }
-    (outcome, score, capped, game.plies())
+    let ending = match game.result() {
+        Some(r) => format!("{:?}, live {}", r.ending, game.position().live().count()),
+        None => "capped".to_string(),
+    };
+    (outcome, score, capped, game.plies(), ending)
 }
 
 const PERMUTATIONS: [[usize; 3]; 6] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
@@ -155,7 +159,7 @@ fn main() {
             for (pi, perm) in PERMUTATIONS.iter().enumerate() {
                 // seats[side] = player index: the permutation says who sits where.
                 let game_seed = mix(seed ^ ((mi as u64) << 40), u64::from(r) * 6 + pi as u64);
-                let (outcome, score, capped, plies) = play(players, *perm, game_seed, max_plies, &mut clocks);
+                let (outcome, score, capped, plies, ending) = play(players, *perm, game_seed, max_plies, &mut clocks);
                 t.games += 1;
                 t.plies += u64::from(plies);
                 t.capped += u32::from(capped);
@@ -166,11 +170,8 @@ fn main() {
                     _ => t.losses += 1,
                 }
                 eprintln!(
-                    "{m} game {}: seats {:?} -> A {:?} ({plies} plies{})",
-                    t.games,
-                    perm,
-                    outcome[0],
-                    if capped { ", capped" } else { "" }
+                    "{m} game {}: seats {:?} -> A {:?} ({plies} plies, {ending})",
+                    t.games, perm, outcome[0],
                 );
             }
         }
