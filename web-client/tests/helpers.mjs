@@ -19,8 +19,10 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 mkdirSync(ARTIFACTS, { recursive: true });
 
 /** Builds the server unless SANGUO_SKIP_BUILD=1 (cargo is quick when nothing changed). */
+let built = false;
 export function buildServer() {
-  if (process.env.SANGUO_SKIP_BUILD === '1' && existsSync(BIN)) return;
+  if (built || (process.env.SANGUO_SKIP_BUILD === '1' && existsSync(BIN))) return;
+  built = true;
   const r = spawnSync('cargo', ['build', '--release', '-p', 'server'], { cwd: REPO, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('cargo build --release -p server failed');
 }

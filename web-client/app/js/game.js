@@ -125,6 +125,15 @@ export function mountGame(root, id, { seat } = {}) {
     }
     connect();
     tick = setInterval(renderClocks, 100);
+    window.addEventListener('online', onOnline);
+  }
+
+  // the network came back: do not wait for the backoff
+  function onOnline() {
+    if (!ws && !destroyed) {
+      clearTimeout(retryTimer);
+      connect();
+    }
   }
 
   function connect() {
@@ -212,7 +221,7 @@ export function mountGame(root, id, { seat } = {}) {
   }
 
   function onError(msg) {
-    if (msg.code === 'unsupported_protocol' || msg.code === 'unauthorized') {
+    if (msg.code === 'unsupported_protocol' || (msg.code === 'unauthorized' && !st.role)) {
       // reconnecting would not help: say so and stop
       destroyed = true;
       banner(t('errorPrefix') + (msg.message || msg.code) + (msg.code === 'unauthorized' ? ' — reload' : ''));
@@ -660,6 +669,7 @@ export function mountGame(root, id, { seat } = {}) {
   return {
     destroy() {
       destroyed = true;
+      window.removeEventListener('online', onOnline);
       clearInterval(tick);
       clearInterval(pingTimer);
       clearTimeout(retryTimer);
