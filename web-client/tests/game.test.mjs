@@ -285,6 +285,8 @@ test('three players, a spectator, moves, clocks, reload, draw vote, resignations
   assert.equal(await S.page.getAttribute('#board', 'data-view'), 'B');
   await S.page.click('#rp-end');
   await S.page.waitForSelector(`#replay[data-ply="${total}"]`);
+  // the two sides that resigned have left the board at the end
+  for (const s of [resigner, second]) assert.equal(await S.page.locator(`#board .piece.side-${s}`).count(), 0);
   await shot(S.page, 'replay.png', '#replay');
 
   assert.deepEqual(errors, [], 'no page errors');

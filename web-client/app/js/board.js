@@ -28,6 +28,7 @@ export class Board {
   constructor(host, opts = {}) {
     this.host = host;
     this.onMove = opts.onMove || (() => {});
+    this.fade = opts.fade !== false; // an eliminated side's pieces fade out (not when jumping in a replay)
     this.points = points();
     this.byName = new Map(this.points.map((p) => [p.name, p]));
     this.view = 'W';
@@ -156,7 +157,7 @@ export class Board {
       }
       // a side that left the board: its pieces fade out instead of vanishing
       const gone = new Set([...old.values()].map((p) => p.side).filter((sd) => ![...placement.values()].some((q) => q.side === sd)));
-      if (gone.size) {
+      if (gone.size && this.fade) {
         this.ghosts = [...old].filter(([, p]) => gone.has(p.side));
         clearTimeout(this.ghostTimer);
         this.ghostTimer = setTimeout(() => {

@@ -22,7 +22,7 @@ export function mountReplay(root, id) {
     h('div', { class: 'panel' }, h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby'))), info, controls, resultEl, h('h2', {}, t('moves')), movesEl),
   );
   root.appendChild(page);
-  const board = new Board(boardWrap);
+  const board = new Board(boardWrap, { fade: false });
   let positions = [];
   let rec = null;
   let cur = 0;
