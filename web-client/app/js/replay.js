@@ -36,10 +36,10 @@ export function mountReplay(root, id) {
   const slider = h('input', { type: 'range', min: '0', max: '0', value: '0', id: 'replay-slider' });
   slider.addEventListener('input', () => go(Number(slider.value)));
   controls.append(
-    btn('⏮ ' + t('start'), 'rp-start', () => go(0)),
+    btn('|◀ ' + t('start'), 'rp-start', () => go(0)),
     btn('◀ ' + t('back'), 'rp-back', () => go(cur - 1)),
     btn(t('forward') + ' ▶', 'rp-fwd', () => go(cur + 1)),
-    btn(t('end') + ' ⏭', 'rp-end', () => go(positions.length - 1)),
+    btn(t('end') + ' ▶|', 'rp-end', () => go(positions.length - 1)),
     btn('⟳ ' + t('flip'), 'rp-flip', () => {
       view = SIDES[(SIDES.indexOf(view) + 1) % 3];
       board.setView(view);
