@@ -11,6 +11,10 @@
 //! cargo run --release -p bot --bin strength -- --rounds 2 1:random 2:1 3:2 paranoid:maxn
 //! ```
 //!
+//! Each match's seeds depend on `--seed` and its position on the command
+//! line; the same command replays the same games. Per-game results go to
+//! stderr, the table to stdout. The measured table is in `bot/README.md`.
+//!
 //! Players: `random`, `1`, `2`, `3` (the levels), `paranoid` and `maxn`
 //! (level 2's budget and features with either algorithm).
 
