@@ -677,6 +677,10 @@ pub struct Snapshot {
     pub status: Status,
     /// Every move so far, in order.
     pub moves: Vec<String>,
+    /// The sides that have left so far, in order, with why and when (so a client that reconnects
+    /// from a snapshot can still say why a side's pieces are gone).
+    #[serde(default)]
+    pub departures: Vec<Departure>,
     /// The result, once finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<GameResult>,

@@ -254,6 +254,10 @@ test('three players, a spectator, moves, clocks, reload, draw vote, resignations
   }
   assert.match(await S.page.locator(`[data-eliminated="${resigner}"]`).innerText(), /resigned/);
   await shot(S.page, 'after-resignation.png');
+  // a watcher arriving now (from a snapshot, not the live event) still reads why that side left
+  await S.page.reload();
+  await S.page.waitForSelector(`[data-eliminated="${resigner}"]`, { timeout: 10000 });
+  assert.match(await S.page.locator(`[data-eliminated="${resigner}"]`).innerText(), /resigned/);
 
   // a second resignation ends the game
   const st2 = await state(W.page);

@@ -360,6 +360,7 @@ impl Room {
             seats: Side::ALL.map(|s| self.seat_info(s)),
             status: self.status(now),
             moves: self.moves.iter().map(|(_, m)| m.clone()).collect(),
+            departures: self.game.departures().iter().map(|&d| d.into()).collect(),
             result: self.game.result().map(GameResult::from),
         }
     }

@@ -242,7 +242,7 @@ export function mountGame(root, id, { seat } = {}) {
     const last = snap.moves[snap.moves.length - 1];
     st.lastMove = last ? splitMove(last) : null;
     st.checks = [];
-    st.departures = snap.result ? [...snap.result.eliminations] : st.departures.filter((d) => d.ply <= snap.status.ply);
+    st.departures = snap.result ? [...snap.result.eliminations] : [...(snap.departures || [])];
     render();
     if (snap.moves.some((_, i) => !st.moveSides[i])) {
       api

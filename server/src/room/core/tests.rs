@@ -87,6 +87,10 @@ fn fischer_increment_and_a_flag_by_timer() {
     assert_eq!(status.turn, Side::Y);
     assert!(status.clocks[2].running);
     assert!(matches!(step.ops[0], Op::Event(ref e) if e.action == "timeout"));
+    // A client that reconnects from a snapshot still learns why B's pieces are gone.
+    let departures = room.snapshot(1_301).departures;
+    assert_eq!(departures.len(), 1);
+    assert_eq!((departures[0].side, departures[0].reason), (Side::B, protocol::EliminationReason::Time));
 }
 
 #[test]
