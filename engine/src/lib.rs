@@ -16,7 +16,10 @@ pub mod variant;
 
 pub use board::{Point, PointSet, board};
 pub use explain::{IllegalMove, Reason};
-pub use game::{Action, Effect, EliminationReason, Event, Game, GameError, GameResult, Outcome};
+pub use game::{
+    Action, Departure, DrawReason, Effect, EliminationReason, Ending, Event, Game, GameError, GameResult, Limits,
+    Outcome, Request,
+};
 pub use notation::{ParseError, format_position, parse_move, parse_position};
 pub use piece::{Piece, Role};
 pub use position::{

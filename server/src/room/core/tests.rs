@@ -90,7 +90,10 @@ fn fischer_increment_and_a_flag_by_timer() {
     // A client that reconnects from a snapshot still learns why B's pieces are gone.
     let departures = room.snapshot(1_301).departures;
     assert_eq!(departures.len(), 1);
-    assert_eq!((departures[0].side, departures[0].reason), (Side::B, protocol::EliminationReason::Time));
+    assert_eq!(
+        (departures[0].side, departures[0].reason),
+        (Side::B, protocol::EliminationReason::Time)
+    );
 }
 
 #[test]
