@@ -46,7 +46,7 @@ fn scan(src: &str, routes: &mut BTreeMap<String, BTreeSet<String>>) {
             }
         }
         let args = &rest[end..args_end];
-        let methods = routes.entry(path).or_insert_with(BTreeSet::new);
+        let methods = routes.entry(path).or_default();
         for m in ["get", "post", "put", "patch", "delete"] {
             let called = args.match_indices(&format!("{m}(")).any(|(i, _)| {
                 let before = args[..i].chars().next_back();
