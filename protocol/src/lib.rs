@@ -251,6 +251,49 @@ pub struct Counters {
     pub draw_offers_made: [u8; 3],
 }
 
+/// The §6 limits a game is played under (so that a client can say how near a counter is to its
+/// limit without knowing the rules). Index 0 is phase 3 (three sides), index 1 phase 2.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Completed rounds before resigning or offering a draw is allowed.
+    pub min_rounds_for_requests: u32,
+    /// Draw offers per side over the whole game.
+    pub draw_offers_per_side: u8,
+    /// Plies without capture or check that draw the game.
+    pub no_progress_plies: [u32; 2],
+    /// Plies of phase 2 that draw the game.
+    pub phase2_plies: u32,
+    /// Consecutive checks by one side on another that are allowed.
+    pub consecutive_checks: [u32; 2],
+    /// Checks in all by one side on another that lose (phase 3) or draw (phase 2).
+    pub cumulative_checks: [u32; 2],
+    /// How often the same checking position may be repeated by a side.
+    pub repetitions: u32,
+    /// Completed rounds before which abandonment aborts the game.
+    pub abort_rounds: u32,
+}
+
+impl From<&engine::Limits> for Limits {
+    fn from(l: &engine::Limits) -> Self {
+        Limits {
+            min_rounds_for_requests: l.min_rounds_for_requests,
+            draw_offers_per_side: l.draw_offers_per_side,
+            no_progress_plies: l.no_progress_plies,
+            phase2_plies: l.phase2_plies,
+            consecutive_checks: l.consecutive_checks,
+            cumulative_checks: l.cumulative_checks,
+            repetitions: l.repetitions,
+            abort_rounds: l.abort_rounds,
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::from(&engine::Limits::default())
+    }
+}
+
 impl Counters {
     /// The counters of a game.
     pub fn of(game: &engine::Game) -> Counters {
@@ -681,6 +724,9 @@ pub struct Snapshot {
     /// from a snapshot can still say why a side's pieces are gone).
     #[serde(default)]
     pub departures: Vec<Departure>,
+    /// The §6 limits of this game.
+    #[serde(default)]
+    pub limits: Limits,
     /// The result, once finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<GameResult>,

@@ -361,6 +361,7 @@ impl Room {
             status: self.status(now),
             moves: self.moves.iter().map(|(_, m)| m.clone()).collect(),
             departures: self.game.departures().iter().map(|&d| d.into()).collect(),
+            limits: self.game.limits().into(),
             result: self.game.result().map(GameResult::from),
         }
     }

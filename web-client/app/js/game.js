@@ -514,14 +514,17 @@ export function mountGame(root, id, { seat } = {}) {
   }
 
   function counterNotes(s) {
+    // the limits come from the server (the snapshot's `limits`), never from the client's own idea of §6
     const c = s.counters;
+    const L = st.game.limits;
     const phase3 = s.live.length === 3;
+    const k = phase3 ? 0 : 1;
     const res = [];
-    const np = phase3 ? 90 : 40;
+    const np = L.no_progress_plies[k];
     if (c.plies_without_progress >= np * 0.6) res.push(t('c_noProgress', { n: c.plies_without_progress, max: np }));
-    if (!phase3 && c.phase2_plies >= 40) res.push(t('c_phase2', { n: c.phase2_plies, max: 80 }));
-    const consecMax = phase3 ? 7 : 5;
-    const cumMax = phase3 ? 25 : 20;
+    if (!phase3 && c.phase2_plies >= L.phase2_plies / 2) res.push(t('c_phase2', { n: c.phase2_plies, max: L.phase2_plies }));
+    const consecMax = L.consecutive_checks[k];
+    const cumMax = L.cumulative_checks[k];
     SIDES.forEach((by, i) =>
       SIDES.forEach((on, j) => {
         if (i === j) return;
@@ -588,7 +591,7 @@ export function mountGame(root, id, { seat } = {}) {
     }
     const s = g.status;
     const phase3 = s.live.length === 3;
-    const offersLeft = 3 - s.counters.draw_offers_made[SIDES.indexOf(me)];
+    const offersLeft = st.game.limits.draw_offers_per_side - s.counters.draw_offers_made[SIDES.indexOf(me)];
     const resign = h('button', { type: 'button', class: 'danger', id: 'resign-btn' }, t('resign'));
     resign.addEventListener('click', () => {
       st.confirm = 'resign';
@@ -603,7 +606,7 @@ export function mountGame(root, id, { seat } = {}) {
     buttons.push(resign, offer, h('span', { class: 'muted' }, t('offersLeft', { n: offersLeft })));
     actionsEl.replaceChildren(...buttons);
     const premature = () => {
-      if (s.round >= 15) return [];
+      if (s.round >= st.game.limits.min_rounds_for_requests) return [];
       const warned = s.counters.warnings[SIDES.indexOf(me)] > 0;
       return [h('p', { class: warned ? 'note bad' : 'note warn' }, warned ? t('prematureLoses') : t('prematureWarn', { n: s.round }))];
     };
