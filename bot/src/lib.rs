@@ -80,9 +80,10 @@ impl Level {
 
 /// The legal moves of the side to move that no §6 check rule punishes: a
 /// check that would be the mover's 8th consecutive (phase 2: 6th) or its
-/// 25th in all (phase 3) on the same side loses the game, unless the move
-/// mates; in phase 2 the 20th check draws, which a bot that does not stand
-/// worse avoids. If every move is punished, all legal moves (the bot loses either way).
+/// 25th in all (phase 3) on the same side, or the 4th time it gives check
+/// to that side with the same position on the board (备注6), loses the game,
+/// unless the move mates; in phase 2 the 20th check draws, which a bot that
+/// does not stand worse avoids. If every move is punished, all legal moves (the bot loses either way).
 /// Empty when the game is over.
 pub fn allowed_moves(game: &Game) -> MoveList {
     if game.is_finished() {
@@ -106,7 +107,9 @@ pub fn allowed_moves(game: &Game) -> MoveList {
         out.checks.iter().all(|t| {
             let consecutive = game.consecutive_checks(me, t) + 1;
             let cumulative = game.cumulative_checks(me, t) + 1;
+            let repeated = game.checking_repetitions(me, t, &child) + 1;
             consecutive <= limits.consecutive_checks[phase]
+                && repeated <= limits.repetitions
                 && (cumulative < limits.cumulative_checks[phase] || (phase == 1 && !better))
         })
     });
@@ -205,6 +208,13 @@ pub const DRAW_ACCEPT_MARGIN: i32 = 250;
 /// small margin and neither side has a piece that can attack (no chariot,
 /// cannon, horse, prince or soldier).
 pub fn answer_draw(game: &Game, side: Side, level: Level) -> bool {
+    answer_draw_with(game, side, level, &mut |_| false)
+}
+
+/// [`answer_draw`] with a stop callback for the search it may run (when
+/// `side` is to move), as in [`choose_move_with`]: a server bounds it by the
+/// clock. A stopped search answers from the best it found so far.
+pub fn answer_draw_with(game: &Game, side: Side, level: Level, stop: &mut dyn FnMut(u64) -> bool) -> bool {
     let Some((_, waiting)) = game.pending_offer() else {
         return false;
     };
@@ -215,7 +225,7 @@ pub fn answer_draw(game: &Game, side: Side, level: Level) -> bool {
     if pos.live().count() != 2 {
         return false;
     }
-    let value = value_for(pos, side, level);
+    let value = value_for(pos, side, level, stop);
     value <= -DRAW_ACCEPT_MARGIN || (value.abs() <= 50 && no_attackers(pos))
 }
 
@@ -226,6 +236,11 @@ pub fn answer_draw(game: &Game, side: Side, level: Level) -> bool {
 /// offers twice in a row without the position changing much: the caller
 /// decides how often to ask.
 pub fn offer_draw(game: &Game, side: Side, level: Level) -> bool {
+    offer_draw_with(game, side, level, &mut |_| false)
+}
+
+/// [`offer_draw`] with a stop callback for its search, as in [`answer_draw_with`].
+pub fn offer_draw_with(game: &Game, side: Side, level: Level, stop: &mut dyn FnMut(u64) -> bool) -> bool {
     let pos = game.position();
     if game.is_finished()
         || pos.live().count() != 2
@@ -236,7 +251,7 @@ pub fn offer_draw(game: &Game, side: Side, level: Level) -> bool {
     {
         return false;
     }
-    let value = value_for(pos, side, level);
+    let value = value_for(pos, side, level, stop);
     value <= -DRAW_ACCEPT_MARGIN || (value.abs() <= 50 && no_attackers(pos))
 }
 
@@ -249,11 +264,11 @@ fn balance(pos: &Position, side: Side) -> i32 {
 /// `side`'s balance in the position (its utility without the bonus for the
 /// sides already gone, so 0 is even): a search when it is to move, else the
 /// static evaluation.
-fn value_for(pos: &Position, side: Side, level: Level) -> i32 {
+fn value_for(pos: &Position, side: Side, level: Level, stop: &mut dyn FnMut(u64) -> bool) -> i32 {
     let value = if pos.turn() == side {
         let mut cfg = level.config();
         cfg.root_noise = 0;
-        analyse(pos, &cfg, 0).value
+        search::search(pos, &pos.legal_moves(), &cfg, 0, stop).value
     } else {
         eval::utility(pos, side)
     };

@@ -225,6 +225,43 @@ fn it_never_gives_the_check_that_would_lose_by_the_check_limit() {
 }
 
 #[test]
+fn it_never_repeats_a_checking_position_a_fourth_time() {
+    // W's chariot checks B's king B12/B11 while B steps B42/B41 and Y Y42/Y43:
+    // the checking positions recur every second check. After 6 checks each
+    // was seen 3 times; the 7th check (B11-B12) would repeat one a 4th time
+    // and lose (备注6), while the consecutive limit (7) still allows it.
+    let mut game = game_at("WK@W42,WP@W46,WR@B13,BK@B42,YK@Y42,YP@Y46 W WBY - ccw");
+    let play = |game: &mut Game, text: &str| {
+        let side = game.position().turn();
+        game.apply(Event {
+            side,
+            action: Action::Move(parse_move(text).unwrap()),
+            at: 0,
+        })
+        .unwrap();
+    };
+    play(&mut game, "B13-B12");
+    for i in 0..5 {
+        let (k, y) = if i % 2 == 0 { ("B42-B41", "Y42-Y43") } else { ("B41-B42", "Y43-Y42") };
+        play(&mut game, k);
+        play(&mut game, y);
+        play(&mut game, if i % 2 == 0 { "B12-B11" } else { "B11-B12" });
+    }
+    play(&mut game, "B41-B42");
+    play(&mut game, "Y43-Y42");
+    assert_eq!(game.consecutive_checks(Side::W, Side::B), 6);
+    let repeat = parse_move("B11-B12").unwrap();
+    assert!(game.position().legal_moves().contains(&repeat));
+    let mut next = *game.position();
+    assert!(!next.play_unchecked(repeat).checks.is_empty(), "B11-B12 gives check");
+    assert_eq!(game.checking_repetitions(Side::W, Side::B, &next), 3);
+    assert!(!allowed_moves(&game).contains(&repeat));
+    for level in Level::ALL {
+        assert_ne!(choose_move(&game, level, 1), Some(repeat), "{level:?}");
+    }
+}
+
+#[test]
 fn draw_votes_never_accept_in_phase_three_and_follow_the_evaluation_in_phase_two() {
     let limits = Limits {
         min_rounds_for_requests: 0,

@@ -412,6 +412,13 @@ impl Game {
         self.cumulative[by.index()][on.index()]
     }
 
+    /// How often `by` has given check to `on` with exactly `position` on the
+    /// board (RULES §6 备注6; counted in the current phase). The move that
+    /// would make it more than [`Limits::repetitions`] loses, unless it mates.
+    pub fn checking_repetitions(&self, by: Side, on: Side, position: &Position) -> u32 {
+        self.repetitions.get(&(by, on, *position)).copied().unwrap_or(0)
+    }
+
     /// Warnings a side has had for premature requests.
     pub fn warnings(&self, side: Side) -> u8 {
         self.premature[side.index()]

@@ -382,6 +382,14 @@ fn repeated_checking_position_fourth_loses() {
     let mut y = |t: &mut T| t.shuffle(1);
     chariot_checks(&mut t, 6, &mut y);
     assert!(t.g.position().live().contains(W));
+    // The accessor sees what the next check would repeat: its position has been seen 3 times.
+    let from = t.g.position().pieces().find(|(_, p)| p.to_string() == "WR").unwrap().0;
+    let rook_to = if from.to_string() == "B12" { "B11" } else { "B12" };
+    let mut next = *t.g.position();
+    next.play(parse_move(&format!("{from}-{rook_to}")).unwrap()).unwrap();
+    assert_eq!(t.g.checking_repetitions(W, B, &next), 3);
+    assert_eq!(t.g.checking_repetitions(B, W, &next), 0);
+    assert_eq!(t.g.checking_repetitions(W, B, t.g.initial_position()), 0);
     let eff = chariot_checks(&mut t, 1, &mut y);
     assert_eq!(eliminated(&eff), [(W, EliminationReason::Repetition)]);
 }

@@ -577,8 +577,11 @@ pub struct SeatInfo {
     pub player: String,
     /// The player's display name.
     pub name: String,
-    /// Whether the player has a live connection to the game.
+    /// Whether the player has a live connection to the game (a bot always has).
     pub online: bool,
+    /// A computer player: its level (1 to 3). Absent for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<u8>,
 }
 
 /// A game's settings, fixed at creation.
@@ -990,6 +993,10 @@ pub struct CreateGame {
     /// Default: the server's (60 s).
     #[serde(default)]
     pub grace_ms: Option<u64>,
+    /// Seats filled with computer players at creation: side → level (1 to
+    /// 3), e.g. `{"B": 2, "Y": 3}`. Default: none. Three bots start the game at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bots: Option<std::collections::BTreeMap<Side, u8>>,
 }
 
 /// `POST /api/games/{id}/join`.
@@ -1000,6 +1007,21 @@ pub struct JoinGame {
     #[serde(default)]
     pub side: Option<Side>,
 }
+
+/// `POST /api/games/{id}/bots`: the game's creator fills a free seat with a
+/// computer player before the game starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AddBot {
+    /// The seat; the first free one in W, B, Y order if absent.
+    #[serde(default)]
+    pub side: Option<Side>,
+    /// The level, 1 (weakest) to 3.
+    pub level: u8,
+}
+
+/// The levels a bot may have.
+pub const BOT_LEVELS: std::ops::RangeInclusive<u8> = 1..=3;
 
 /// The answer to a join.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -1120,6 +1142,19 @@ mod tests {
                 assert_eq!(serde_json::from_str::<ClientMsg>(&back).unwrap(), m);
             }
         }
+    }
+
+    #[test]
+    fn bots_are_a_map_from_side_to_level() {
+        let c: CreateGame = serde_json::from_str(r#"{"bots":{"B":2,"Y":3}}"#).unwrap();
+        let bots = c.bots.clone().unwrap();
+        assert_eq!(bots.get(&Side::B), Some(&2));
+        assert_eq!(bots.get(&Side::Y), Some(&3));
+        assert_eq!(bots.len(), 2);
+        assert_eq!(serde_json::to_string(&c.bots).unwrap(), r#"{"B":2,"Y":3}"#);
+        assert!(serde_json::from_str::<CreateGame>(r#"{"bots":{"X":2}}"#).is_err());
+        let seat: SeatInfo = serde_json::from_str(r#"{"player":"p","name":"n","online":true}"#).unwrap();
+        assert_eq!(seat.bot, None, "people's seats have no level");
     }
 
     #[test]
