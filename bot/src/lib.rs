@@ -67,6 +67,15 @@ impl Level {
         }
     }
 
+    /// The level's number: 1, 2 or 3.
+    pub const fn number(self) -> u8 {
+        match self {
+            Level::One => 1,
+            Level::Two => 2,
+            Level::Three => 3,
+        }
+    }
+
     /// The level numbered 1, 2 or 3.
     pub const fn from_number(n: u8) -> Option<Level> {
         match n {

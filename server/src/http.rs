@@ -10,8 +10,8 @@ use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use protocol::{
-    CreateGame, Credentials, ErrorCode, GameRecord, GameSettings, GameSummary, JoinGame, Joined, Phase, Session,
-    Snapshot,
+    AddBot, BOT_LEVELS, CreateGame, Credentials, ErrorCode, GameRecord, GameSettings, GameSummary, JoinGame, Joined,
+    Phase, Session, Snapshot,
 };
 use serde::Deserialize;
 
@@ -36,6 +36,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games", post(create_game).get(list_games))
         .route("/api/games/{id}", get(game_state))
         .route("/api/games/{id}/join", post(join_game))
+        .route("/api/games/{id}/bots", post(add_bot))
         .route("/api/games/{id}/record", get(game_record))
         .route("/api/games/{id}/ws", get(crate::ws::upgrade))
         .fallback(crate::web::serve)
@@ -120,6 +121,7 @@ async fn create_guest(State(s): State<AppState>) -> Result<impl IntoResponse, Ap
         id: random_hex(8),
         name: format!("guest-{}", random_hex(3)),
         account: false,
+        bot: None,
     };
     let token = random_hex(32);
     s.store.create_player(&p.id, &p.name, None, &token).await?;
@@ -167,6 +169,7 @@ async fn create_account(
         id: random_hex(8),
         name: c.username.clone(),
         account: true,
+        bot: None,
     };
     let token = random_hex(32);
     match s
@@ -262,6 +265,12 @@ async fn create_game(
             format!("at most {} unfinished games per player", s.config.max_games_per_session),
         ));
     }
+    let bots = c
+        .bots
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(side, n)| Ok((side, bot_level(n)?)))
+        .collect::<Result<Vec<_>, ApiError>>()?;
     let settings = GameSettings {
         time_control: tc,
         direction: c.direction.unwrap_or_default(),
@@ -269,14 +278,39 @@ async fn create_game(
         players_chat: c.players_chat.unwrap_or(true),
         grace_ms,
     };
-    let id = game_id();
-    let room = Room::new(id.clone(), settings.clone());
-    let initial = engine::format_position(room.game().initial_position());
-    s.store.create_game(&id, &p.id, &settings, &initial).await?;
-    let handle = s.rooms.start(room, Default::default(), 0).await?;
-    tracing::info!(game = %id, player = %p.id, "game created");
+    let handle = start_game(&s, &p.id, settings, &bots).await?;
     let snap = handle.snapshot().await?;
     Ok((StatusCode::CREATED, Json(snap)))
+}
+
+/// Creates a game (stored, its room started) by `creator` with `settings`,
+/// its `bots` seated in the same commit as the room's start (three bots:
+/// the game starts at once). Each side at most once in `bots`.
+///
+/// The way server-side code creates games: `POST /api/games` after its
+/// checks, and a tournament that fills a bye with a bot, e.g.
+/// `start_game(&state, organiser, settings, &[(Side::Y, bot::Level::Two)])`.
+/// People then take the other seats with [`crate::room::RoomHandle::join`].
+pub async fn start_game(
+    s: &AppState,
+    creator: &str,
+    settings: GameSettings,
+    bots: &[(protocol::Side, bot::Level)],
+) -> Result<crate::room::RoomHandle, ApiError> {
+    let id = game_id();
+    let mut room = Room::new(id.clone(), settings.clone());
+    let mut step = crate::room::core::Step::default();
+    for &(side, level) in bots {
+        let bot_id = format!("bot-{}", random_hex(8));
+        let (_, seated) = room.add_bot(bot_id, level, Some(side), 0, crate::store::wall_ms())?;
+        step.ops.extend(seated.ops);
+        step.events.extend(seated.events);
+    }
+    let initial = engine::format_position(room.game().initial_position());
+    s.store.create_game(&id, creator, &settings, &initial).await?;
+    let handle = s.rooms.start(room, step, 0).await?;
+    tracing::info!(game = %id, player = %creator, bots = bots.len(), "game created");
+    Ok(handle)
 }
 
 #[derive(Debug, Deserialize)]
@@ -326,6 +360,41 @@ async fn join_game(
 ) -> Result<Json<Joined>, ApiError> {
     let j = body(b)?;
     let side = room(&s, &id).await?.join(p, j.side).await?;
+    Ok(Json(Joined { game: id, side }))
+}
+
+/// A bot level from its number, or a `bad_request`.
+fn bot_level(n: u8) -> Result<bot::Level, ApiError> {
+    bot::Level::from_number(n).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::BadRequest,
+            format!(
+                "a bot's level is {} to {}, not {n}",
+                BOT_LEVELS.start(),
+                BOT_LEVELS.end()
+            ),
+        )
+    })
+}
+
+/// `POST /api/games/{id}/bots`: the creator seats a bot before the game starts.
+async fn add_bot(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Authed(p): Authed,
+    b: Result<Json<AddBot>, JsonRejection>,
+) -> Result<Json<Joined>, ApiError> {
+    let a = body(b)?;
+    let level = bot_level(a.level)?;
+    let handle = room(&s, &id).await?;
+    if s.store.game_creator(&id).await?.as_deref() != Some(p.id.as_str()) {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            "only the game's creator may seat a bot",
+        ));
+    }
+    let side = handle.add_bot(a.side, level).await?;
+    tracing::info!(game = %id, %side, level = level.number(), "bot seated");
     Ok(Json(Joined { game: id, side }))
 }
 

@@ -52,6 +52,8 @@ pub struct Config {
     pub outbound_queue: usize,
     /// Events each room keeps for reconnecting clients (older: snapshot).
     pub event_log: usize,
+    /// Bot searches run at once (each on a blocking thread); more wait.
+    pub bot_threads: usize,
 }
 
 impl Default for Config {
@@ -67,6 +69,7 @@ impl Default for Config {
             message_burst: 40,
             outbound_queue: 256,
             event_log: room::core::LOG_KEEP,
+            bot_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
 }
@@ -123,6 +126,7 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
         tracker: tracker.clone(),
         shutdown: shutdown.clone(),
         log_keep: config.event_log,
+        bots: room::bots::BotPool::new(config.bot_threads),
     });
     let restored = rooms.restore_all().await?;
     tracing::info!(restored, "unfinished games restored");

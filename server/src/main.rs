@@ -86,6 +86,9 @@ struct ServeArgs {
     /// Messages per second a connection may send (burst: twice that).
     #[arg(long, env = "SANGUO_MSGS_PER_SEC", default_value_t = 20)]
     messages_per_second: u32,
+    /// Bot searches run at once, on blocking threads (default: the number of cores).
+    #[arg(long, env = "SANGUO_BOT_THREADS")]
+    bot_threads: Option<usize>,
 }
 
 fn serve(args: ServeArgs) -> Result<()> {
@@ -104,6 +107,10 @@ fn serve(args: ServeArgs) -> Result<()> {
         max_games_per_session: args.max_games,
         messages_per_second: args.messages_per_second,
         message_burst: args.messages_per_second.saturating_mul(2),
+        bot_threads: args
+            .bot_threads
+            .unwrap_or_else(|| server::Config::default().bot_threads)
+            .max(1),
         ..server::Config::default()
     };
     let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;

@@ -68,6 +68,8 @@ pub struct Inner {
     pub move_latency: Histogram,
     /// Store transaction commit time.
     pub store_commit: Histogram,
+    /// From a bot's job to its answer reaching the room (waiting for a search thread included).
+    pub bot_think: Histogram,
 }
 
 impl std::ops::Deref for Metrics {
@@ -132,6 +134,11 @@ impl Metrics {
             &mut out,
             "sanguo_store_commit_seconds",
             "Store transaction time for a room's writes.",
+        );
+        self.bot_think.write(
+            &mut out,
+            "sanguo_bot_think_seconds",
+            "From a bot's job to its answer reaching its room, waiting for a search thread included.",
         );
         out
     }

@@ -64,6 +64,30 @@ pub struct Player {
     pub name: String,
     /// Whether it has an account.
     pub account: bool,
+    /// A computer player of this level (a bot has no session and no account).
+    pub bot: Option<bot::Level>,
+}
+
+impl Player {
+    /// A new bot player for one seat: its own id (`bot-…`), a name saying its level.
+    pub fn new_bot(id: String, level: bot::Level) -> Player {
+        Player {
+            id,
+            name: format!("Bot (level {})", level.number()),
+            account: false,
+            bot: Some(level),
+        }
+    }
+
+    /// How a seat shows this player.
+    pub fn seat_info(&self, online: bool) -> SeatInfo {
+        SeatInfo {
+            player: self.id.clone(),
+            name: self.name.clone(),
+            online: online || self.bot.is_some(),
+            bot: self.bot.map(bot::Level::number),
+        }
+    }
 }
 
 /// An accepted engine event as stored.
@@ -98,6 +122,8 @@ pub enum Op {
         side: Side,
         /// Who.
         player: String,
+        /// A bot seat: its name and level; the player row is written with the seat.
+        bot: Option<(String, bot::Level)>,
         /// Wall time.
         wall_ms: i64,
     },
@@ -350,6 +376,7 @@ impl Store {
                     id: r.try_get("id")?,
                     name: r.try_get("name")?,
                     account: true,
+                    bot: None,
                 },
                 r.try_get::<Option<String>, _>("password_hash")?.unwrap_or_default(),
             ))
@@ -370,6 +397,7 @@ impl Store {
                 id: r.try_get("id")?,
                 name: r.try_get("name")?,
                 account: r.try_get::<Option<String>, _>("username")?.is_some(),
+                bot: None,
             })
         })
         .transpose()
@@ -397,6 +425,15 @@ impl Store {
         .await
         .map_err(conflict)?;
         Ok(())
+    }
+
+    /// Who created a game (`None`: no such game).
+    pub async fn game_creator(&self, id: &str) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query("SELECT created_by FROM games WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| Ok(r.try_get("created_by")?)).transpose()
     }
 
     /// Unfinished games created by a player.
@@ -435,9 +472,15 @@ impl Store {
         let started = Instant::now();
         // Event and chat rows carry the version; otherwise games.v records it.
         let version_row = |ops: &[Op]| !ops.iter().any(|o| matches!(o, Op::Event(_) | Op::Chat { .. }));
+        // A bot's seat is two rows (its player, then the seat).
+        let bot_rows = |ops: &[Op]| {
+            ops.iter()
+                .filter(|o| matches!(o, Op::Seat { bot: Some(_), .. }))
+                .count()
+        };
         let statements: usize = writes
             .iter()
-            .map(|(_, _, ops)| ops.len() + usize::from(version_row(ops)))
+            .map(|(_, _, ops)| ops.len() + bot_rows(ops) + usize::from(version_row(ops)))
             .sum();
         if let [(game, v, ops)] = writes
             && statements == 1
@@ -474,7 +517,22 @@ impl Store {
 
     async fn write(conn: &mut AnyConnection, game: &str, v: u64, op: &Op) -> Result<(), StoreError> {
         match op {
-            Op::Seat { side, player, wall_ms } => {
+            Op::Seat {
+                side,
+                player,
+                bot,
+                wall_ms,
+            } => {
+                if let Some((name, level)) = bot {
+                    sqlx::query("INSERT INTO players (id, name, bot_level, created_ms) VALUES ($1, $2, $3, $4)")
+                        .bind(player.as_str())
+                        .bind(name.as_str())
+                        .bind(i64::from(level.number()))
+                        .bind(*wall_ms)
+                        .execute(&mut *conn)
+                        .await
+                        .map_err(conflict)?;
+                }
                 sqlx::query("INSERT INTO seats (game_id, side, player_id, joined_ms) VALUES ($1, $2, $3, $4)")
                     .bind(game)
                     .bind(side.as_str())
@@ -541,7 +599,8 @@ impl Store {
 
     async fn seats(&self, game: &str) -> Result<[Option<Player>; 3], StoreError> {
         let rows = sqlx::query(
-            "SELECT s.side, p.id, p.name, p.username FROM seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = $1",
+            "SELECT s.side, p.id, p.name, p.username, p.bot_level FROM seats s JOIN players p ON p.id = s.player_id \
+             WHERE s.game_id = $1",
         )
         .bind(game)
         .fetch_all(&self.pool)
@@ -549,10 +608,20 @@ impl Store {
         let mut seats: [Option<Player>; 3] = Default::default();
         for r in rows {
             let side = side_of(&r.try_get::<String, _>("side")?)?;
+            let bot = match r.try_get::<Option<i64>, _>("bot_level")? {
+                None => None,
+                Some(n) => Some(
+                    u8::try_from(n)
+                        .ok()
+                        .and_then(bot::Level::from_number)
+                        .ok_or_else(|| StoreError::Corrupt(format!("bot level {n}")))?,
+                ),
+            };
             seats[side.index()] = Some(Player {
                 id: r.try_get("id")?,
                 name: r.try_get("name")?,
                 account: r.try_get::<Option<String>, _>("username")?.is_some(),
+                bot,
             });
         }
         Ok(seats)
@@ -645,13 +714,7 @@ impl Store {
         let mut out = Vec::with_capacity(rows.len());
         for r in rows {
             let id: String = r.try_get("id")?;
-            let seats = self.seats(&id).await?.map(|s| {
-                s.map(|p| SeatInfo {
-                    player: p.id,
-                    name: p.name,
-                    online: false,
-                })
-            });
+            let seats = self.seats(&id).await?.map(|s| s.map(|p| p.seat_info(false)));
             out.push(GameSummary {
                 phase,
                 settings: from_json(&r.try_get::<String, _>("settings")?)?,
@@ -712,13 +775,7 @@ impl Store {
             phase: Phase::parse(&phase).ok_or_else(|| StoreError::Corrupt(format!("phase {phase:?}")))?,
             settings: from_json(&r.try_get::<String, _>("settings")?)?,
             initial_position: r.try_get("initial_position")?,
-            seats: self.seats(id).await?.map(|s| {
-                s.map(|p| SeatInfo {
-                    player: p.id,
-                    name: p.name,
-                    online: false,
-                })
-            }),
+            seats: self.seats(id).await?.map(|s| s.map(|p| p.seat_info(false))),
             moves,
             events: events
                 .into_iter()

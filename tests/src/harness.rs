@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use protocol::{
-    ClientMsg, CreateGame, ErrorBody, ErrorCode, GameEvent, GameRecord, JoinGame, Joined, PROTOCOL_VERSION, ServerMsg,
+    AddBot, ClientMsg, CreateGame, ErrorBody, ErrorCode, GameEvent, GameRecord, JoinGame, Joined, PROTOCOL_VERSION, ServerMsg,
     Session, Side, Snapshot, Status,
 };
 use sqlx::{Connection, Executor, PgConnection};
@@ -246,6 +246,16 @@ impl Api {
             &format!("/api/games/{game}/join"),
             Some(token),
             &serde_json::to_value(JoinGame { side }).unwrap(),
+        )
+        .await
+    }
+
+    /// Seats a bot (the game's creator only).
+    pub async fn add_bot(&self, token: &str, game: &str, side: Option<Side>, level: u8) -> Result<Joined, ApiFailure> {
+        self.post(
+            &format!("/api/games/{game}/bots"),
+            Some(token),
+            &serde_json::to_value(AddBot { side, level }).unwrap(),
         )
         .await
     }

@@ -17,6 +17,7 @@ use protocol::{
     Request, SeatInfo, ServerMsg, Side, Snapshot, Status,
 };
 
+use super::bots;
 use crate::store::{EventRow, Op, Player, StoredGame};
 
 /// Events kept in memory for reconnecting clients; older ones cost a snapshot.
@@ -279,7 +280,9 @@ impl Room {
         if room.phase == Phase::Live && !room.game.is_finished() {
             room.clocks.start_turn(room.game.position().turn(), now);
             for s in room.game.position().live().iter() {
-                room.absent_deadline[s.index()] = Some(now + room.settings.grace_ms);
+                if room.bot_at(s.into()).is_none() {
+                    room.absent_deadline[s.index()] = Some(now + room.settings.grace_ms);
+                }
             }
             let status = room.status(now);
             room.push(&mut step, Audience::All, GameEvent::Restored { status });
@@ -343,11 +346,53 @@ impl Room {
     }
 
     fn seat_info(&self, side: Side) -> Option<SeatInfo> {
-        self.seats[side.index()].as_ref().map(|p| SeatInfo {
-            player: p.id.clone(),
-            name: p.name.clone(),
-            online: self.online[side.index()] > 0,
+        self.seats[side.index()]
+            .as_ref()
+            .map(|p| p.seat_info(self.online[side.index()] > 0))
+    }
+
+    /// The level of the bot in a seat (`None`: a person, or nobody).
+    pub fn bot_at(&self, side: Side) -> Option<bot::Level> {
+        self.seats[side.index()].as_ref().and_then(|p| p.bot)
+    }
+
+    /// What a bot of this game has to think about now, if anything: the
+    /// answer to a pending draw offer first (in seat order), then the move of
+    /// the side to move. `None` unless the game is live.
+    pub fn bot_job(&self, now: u64) -> Option<bots::Job> {
+        if self.phase != Phase::Live || self.game.is_finished() {
+            return None;
+        }
+        let epoch = self.game.events().len();
+        if let Some((_, waiting)) = self.game.pending_offer()
+            && let Some((side, level)) = waiting
+                .iter()
+                .find_map(|s| self.bot_at(s.into()).map(|l| (Side::from(s), l)))
+        {
+            return Some(bots::Job {
+                side,
+                level,
+                epoch,
+                task: bots::Task::AnswerDraw,
+                think_ms: bots::ANSWER_MS,
+            });
+        }
+        let turn: Side = self.game.position().turn().into();
+        let level = self.bot_at(turn)?;
+        let view = self.clocks.view(now)[turn.index()];
+        Some(bots::Job {
+            side: turn,
+            level,
+            epoch,
+            task: bots::Task::Move { ply: self.game.plies() },
+            think_ms: bots::think_ms(&self.settings.time_control, &view),
         })
+    }
+
+    /// The number of engine events so far: a bot's answer computed for
+    /// another epoch is stale.
+    pub fn epoch(&self) -> usize {
+        self.game.events().len()
     }
 
     /// The full state at `now`.
@@ -427,6 +472,7 @@ impl Room {
         step.ops.push(Op::Seat {
             side,
             player: player.id.clone(),
+            bot: player.bot.map(|l| (player.name.clone(), l)),
             wall_ms,
         });
         self.seats[side.index()] = Some(player);
@@ -441,7 +487,7 @@ impl Room {
             });
             self.clocks.start_turn(self.game.position().turn(), now);
             for s in Side::ALL {
-                if self.online[s.index()] == 0 {
+                if self.online[s.index()] == 0 && self.bot_at(s).is_none() {
                     self.absent_deadline[s.index()] = Some(now + self.settings.grace_ms);
                 }
             }
@@ -449,6 +495,22 @@ impl Room {
             self.push(&mut step, Audience::All, GameEvent::Started { status });
         }
         Ok((side, step))
+    }
+
+    /// Fills a free seat (the first in W, B, Y order if `side` is `None`) with
+    /// a bot of `level` whose player id is `id` (unique, e.g. `bot-` and
+    /// random hex): the same rules as [`Room::join`]; the seat is written
+    /// with the bot's player row. The bot is always present (no grace
+    /// period); its moves come from the actor ([`super::bots`]).
+    pub fn add_bot(
+        &mut self,
+        id: String,
+        level: bot::Level,
+        side: Option<Side>,
+        now: u64,
+        wall_ms: i64,
+    ) -> Result<(Side, Step), ErrorBody> {
+        self.join(Player::new_bot(id, level), side, now, wall_ms)
     }
 
     /// A connection for `side` (or a spectator) arrived.
@@ -806,6 +868,7 @@ fn unreachable_seat(side: Side) -> SeatInfo {
         player: String::new(),
         name: side.to_string(),
         online: false,
+        bot: None,
     }
 }
 

@@ -7,10 +7,11 @@
 //! is full is dropped (its client reconnects with its last version and
 //! catches up); it never stalls the room.
 
+pub mod bots;
 pub mod core;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,6 +22,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use self::bots::{BotPool, Job};
 use self::core::{Act, Logged, Room, Step};
 use crate::metrics::Metrics;
 use crate::store::{Op, Player, Store, StoreError, StoredGame, wall_ms};
@@ -91,6 +93,11 @@ enum Msg {
     },
     Snapshot {
         reply: oneshot::Sender<Snapshot>,
+    },
+    AddBot {
+        level: bot::Level,
+        side: Option<Side>,
+        reply: oneshot::Sender<Result<Side, ErrorBody>>,
     },
 }
 
@@ -165,6 +172,24 @@ impl RoomHandle {
         rx.await.map_err(|_| gone())?
     }
 
+    /// Fills a free seat with a bot of `level` (the first free seat in W, B,
+    /// Y order if `side` is `None`) before the game starts; the same errors as
+    /// [`RoomHandle::join`]. The seat is committed (with the bot's player row)
+    /// before this returns; if it was the last free seat the game starts.
+    ///
+    /// This is the call for anyone holding a room: the HTTP API
+    /// (`POST /api/games/{id}/bots`, creator only) and a tournament filling a
+    /// bye. A room not started yet can take bots directly with
+    /// [`Room::add_bot`].
+    pub async fn add_bot(&self, side: Option<Side>, level: bot::Level) -> Result<Side, ErrorBody> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Msg::AddBot { level, side, reply })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+
     /// The current state.
     pub async fn snapshot(&self) -> Result<Snapshot, ErrorBody> {
         let (reply, rx) = oneshot::channel();
@@ -228,6 +253,8 @@ pub struct RoomContext {
     pub shutdown: CancellationToken,
     /// Events each room keeps for reconnecting clients.
     pub log_keep: usize,
+    /// The searches of every room's bots.
+    pub bots: BotPool,
 }
 
 /// The rooms in memory, by game id.
@@ -296,6 +323,9 @@ impl Rooms {
             ctx: self.ctx.clone(),
             base_ms,
             epoch: Instant::now(),
+            thinking: None,
+            last_offer: [None; 3],
+            failed_epoch: None,
         };
         let rooms = Arc::clone(self);
         let generation = handle.generation;
@@ -327,6 +357,22 @@ impl Rooms {
     }
 }
 
+/// A bot's search in flight. Dropping it (the room stops, or the job is
+/// replaced) tells the search to stop.
+#[derive(Debug)]
+struct Thinking {
+    job: Job,
+    started: Instant,
+    task: tokio::task::JoinHandle<Option<Act>>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Drop for Thinking {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
 #[derive(Debug)]
 struct Conn {
     side: Option<Side>,
@@ -344,6 +390,12 @@ struct Actor {
     epoch: Instant,
     /// Whether this room counts in the live-games gauge.
     live_counted: bool,
+    /// A bot's search in flight (one at a time per room).
+    thinking: Option<Thinking>,
+    /// The ply at which each bot last weighed offering a draw.
+    last_offer: [Option<u32>; 3],
+    /// An epoch at which a bot's action was refused: no new job until the game moves on.
+    failed_epoch: Option<usize>,
 }
 
 impl Actor {
@@ -363,7 +415,10 @@ impl Actor {
             // A finished game nobody watches leaves memory after a while; the
             // record is in the store and a later visitor restores it.
             let idle = self.room.phase == protocol::Phase::Finished && self.conns.is_empty();
+            self.schedule_bot();
             let wake = self.room.next_wakeup().map(|ms| self.instant_of(ms));
+            let thinking = self.thinking.as_mut().map(|t| &mut t.task);
+            let has_thinking = thinking.is_some();
             let ok = tokio::select! {
                 _ = self.ctx.shutdown.cancelled() => break,
                 _ = tokio::time::sleep(FINISHED_IDLE), if idle => break,
@@ -374,6 +429,12 @@ impl Actor {
                 _ = tokio::time::sleep_until(wake.unwrap_or_else(Instant::now)), if wake.is_some() => {
                     let step = self.room.tick(self.now(), wall_ms());
                     self.commit_and_send(step, None).await
+                }
+                done = async move { thinking?.await.ok().flatten() }, if has_thinking => {
+                    match self.thinking.take() {
+                        Some(t) => self.bot_acts(t, done).await,
+                        None => true,
+                    }
                 }
             };
             if !ok {
@@ -553,6 +614,87 @@ impl Actor {
             },
             Msg::Snapshot { reply } => {
                 let _ = reply.send(self.room.snapshot(self.now()));
+                true
+            }
+            Msg::AddBot { level, side, reply } => {
+                let id = format!("bot-{}", crate::http::random_hex(8));
+                match self.room.add_bot(id, level, side, self.now(), wall_ms()) {
+                    Ok((side, step)) => {
+                        let ok = self.commit_and_send(step, None).await;
+                        let _ = reply.send(if ok { Ok(side) } else { Err(gone()) });
+                        ok
+                    }
+                    Err(e) => {
+                        let _ = reply.send(Err(e));
+                        true
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts the search of a bot that has something to decide, unless one
+    /// runs already (a running job that has gone stale is dropped, which
+    /// stops it, and the new one starts).
+    fn schedule_bot(&mut self) {
+        let Some(job) = self.room.bot_job(self.now()) else {
+            self.thinking = None;
+            return;
+        };
+        if self.thinking.as_ref().is_some_and(|t| t.job.epoch == job.epoch) {
+            return;
+        }
+        if self.failed_epoch == Some(job.epoch) {
+            return;
+        }
+        // Whether to weigh a draw offer before this move: phase 2 only, and
+        // once in OFFER_EVERY_PLIES plies (it costs a search of its own).
+        let plies = self.room.game().plies();
+        let i = job.side.index();
+        let offer = matches!(job.task, bots::Task::Move { .. })
+            && self.room.game().position().live().count() == 2
+            && self.last_offer[i].is_none_or(|p| plies >= p + bots::OFFER_EVERY_PLIES);
+        if offer {
+            self.last_offer[i] = Some(plies);
+        }
+        let seed = bots::seed(&self.room.id, &job);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let pool = self.ctx.bots.clone();
+        let game = self.room.game().clone();
+        let task = self.ctx.tracker.spawn({
+            let cancel = Arc::clone(&cancel);
+            async move { pool.run(game, job, seed, offer, cancel).await }
+        });
+        self.thinking = Some(Thinking {
+            job,
+            started: Instant::now(),
+            task,
+            cancel,
+        });
+    }
+
+    /// A bot's search ended: its action goes to the room as its seat's,
+    /// unless the game moved on meanwhile (then the next job starts).
+    async fn bot_acts(&mut self, t: Thinking, act: Option<Act>) -> bool {
+        self.ctx.metrics.bot_think.observe(t.started.elapsed());
+        let job = t.job;
+        drop(t);
+        let Some(act) = act else {
+            tracing::warn!(game = %self.room.id, side = %job.side, "a bot's search failed");
+            self.failed_epoch = Some(job.epoch);
+            return true;
+        };
+        if self.room.epoch() != job.epoch || self.room.phase != protocol::Phase::Live {
+            tracing::debug!(game = %self.room.id, side = %job.side, "stale bot answer dropped");
+            return true;
+        }
+        match self.room.act(job.side, act.clone(), 0, self.now(), wall_ms()) {
+            Ok(step) => self.commit_and_send(step, None).await,
+            Err(e) => {
+                // Never expected (the bot plays legal moves): the bot waits
+                // for the game to move on, or for its flag.
+                tracing::warn!(game = %self.room.id, side = %job.side, ?act, error = ?e, "a bot's action was refused");
+                self.failed_epoch = Some(job.epoch);
                 true
             }
         }

@@ -22,6 +22,7 @@ fn player(i: usize) -> Player {
         id: format!("p{i}"),
         name: format!("player {i}"),
         account: false,
+        bot: None,
     }
 }
 
@@ -36,6 +37,7 @@ async fn started(tc: TimeControl, grace_ms: u64) -> Harness {
         tracker: tracker.clone(),
         shutdown: shutdown.clone(),
         log_keep: 64,
+        bots: bots::BotPool::new(1),
     });
     let settings = GameSettings {
         time_control: tc,

@@ -56,6 +56,7 @@ export const api = {
   listGames: (phase) => request('GET', `/api/games?phase=${encodeURIComponent(phase)}`),
   createGame: (body) => request('POST', '/api/games', body, session && session.token),
   joinGame: (id, side) => request('POST', `/api/games/${encodeURIComponent(id)}/join`, side ? { side } : {}, session && session.token),
+  addBot: (id, side, level) => request('POST', `/api/games/${encodeURIComponent(id)}/bots`, { side, level }, session && session.token),
   game: (id) => request('GET', `/api/games/${encodeURIComponent(id)}`),
   record: (id) => request('GET', `/api/games/${encodeURIComponent(id)}/record`),
 };

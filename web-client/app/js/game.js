@@ -8,7 +8,7 @@ import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
 import { t, sideName } from './i18n.js';
 import { api, currentSession, wsUrl, ApiError } from './api.js';
 import { playMove } from './sound.js';
-import { h, clear, formatClock, describeResult, reasonText, tcLabel, banner } from './ui.js';
+import { h, clear, formatClock, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
 
 const PROTOCOL = 1;
 
@@ -18,6 +18,25 @@ export function myGames() {
     return JSON.parse(localStorage.getItem('sanguo.mygames') || '[]');
   } catch {
     return [];
+  }
+}
+
+/** Games this browser created (their free seats may take a bot). */
+export function rememberCreated(id) {
+  let list = [];
+  try {
+    list = JSON.parse(localStorage.getItem('sanguo.created') || '[]');
+  } catch {
+    list = [];
+  }
+  localStorage.setItem('sanguo.created', JSON.stringify([id, ...list.filter((g) => g !== id)].slice(0, 20)));
+}
+
+function iCreated(id) {
+  try {
+    return JSON.parse(localStorage.getItem('sanguo.created') || '[]').includes(id);
+  } catch {
+    return false;
   }
 }
 
@@ -430,7 +449,7 @@ export function mountGame(root, id, { seat } = {}) {
           'div',
           { class: `clock${s.turn === side && g.phase === 'live' ? ' turn' : ''}${out ? ' out' : ''}`, 'data-side': side },
           h('span', { class: `piece-badge side-${side}` }, PIECE_CHARS[side].K),
-          h('span', { class: 'who' }, h('span', {}, sideName(side) + (st.side === side && st.role === 'player' ? ` (${t('you')})` : '')), h('span', { class: 'nm' }, seatInfo ? seatInfo.name : t('free')), off),
+          h('span', { class: 'who' }, h('span', {}, sideName(side) + (st.side === side && st.role === 'player' ? ` (${t('you')})` : '')), h('span', { class: 'nm', 'data-bot': seatInfo && seatInfo.bot ? seatInfo.bot : null }, seatName(seatInfo)), off),
           h('span', { style: 'text-align:right' }, time, h('br'), extra),
         );
         clocksEl.appendChild(el);
@@ -548,7 +567,7 @@ export function mountGame(root, id, { seat } = {}) {
       const seatInfo = g.seats[idx];
       const url = `${location.origin}${location.pathname}#/g/${id}?seat=${side}`;
       if (seatInfo) {
-        rows.push(h('div', { class: 'invite-row' }, h('span', { class: `dot dot-${side}` }), sideName(side), ': ', seatInfo.name));
+        rows.push(h('div', { class: 'invite-row' }, h('span', { class: `dot dot-${side}` }), sideName(side), ': ', seatName(seatInfo)));
       } else {
         const input = h('input', { value: url, readonly: '', 'data-invite': side });
         const btn = h('button', { type: 'button', class: 'small' }, t('copy'));
@@ -573,6 +592,19 @@ export function mountGame(root, id, { seat } = {}) {
             }
           });
           row.appendChild(sit);
+        }
+        if (iCreated(id)) {
+          // the creator may give a free seat to a bot (the server checks it is the creator)
+          const level = h('select', { 'data-bot-level': side }, [1, 2, 3].map((n) => h('option', { value: String(n) }, t('botLevel', { n }))));
+          const add = h('button', { type: 'button', class: 'small', 'data-add-bot': side }, t('addBot'));
+          add.addEventListener('click', async () => {
+            try {
+              await api.addBot(id, side, Number(level.value));
+            } catch (e) {
+              note('bad', t('errorPrefix') + e.message, 6000);
+            }
+          });
+          row.append(level, add);
         }
         rows.push(row);
       }

@@ -4,8 +4,8 @@
 import { t, sideName } from './i18n.js';
 import { api } from './api.js';
 import { SIDES } from './geometry.js';
-import { h, clear, tcLabel } from './ui.js';
-import { myGames } from './game.js';
+import { h, clear, tcLabel, seatName } from './ui.js';
+import { myGames, rememberCreated } from './game.js';
 
 export const PRESETS = {
   fischer: { base_ms: 600000, increment_ms: 5000 },
@@ -40,6 +40,21 @@ export function mountLobby(root, navigate) {
   const radio = (name, value, label, checked) =>
     h('label', { class: 'inline' }, h('input', { type: 'radio', name, value, checked }), label);
   const seatSel = h('select', { id: 'my-seat' }, h('option', { value: '' }, t('anySeat')), SIDES.map((s) => h('option', { value: s }, sideName(s))));
+  // Who sits where at creation: a person (anyone who joins) or a bot of a level.
+  const botSels = SIDES.map((s) =>
+    h(
+      'select',
+      { id: `bot-${s}`, 'data-bot-seat': s },
+      h('option', { value: '' }, t('person')),
+      [1, 2, 3].map((n) => h('option', { value: String(n) }, t('botLevel', { n }))),
+    ),
+  );
+  const botsRow = h(
+    'div',
+    { class: 'form-row', id: 'bot-seats' },
+    h('span', {}, t('seatBots')),
+    SIDES.map((s, i) => h('label', { class: 'inline' }, h('span', { class: `dot dot-${s}` }), sideName(s, true), ' ', botSels[i])),
+  );
   const errorEl = h('div', { class: 'note bad', hidden: true, id: 'create-error' });
   const form = h(
     'form',
@@ -49,6 +64,7 @@ export function mountLobby(root, navigate) {
     h('div', { class: 'form-row' }, h('span', {}, t('direction')), radio('direction', 'ccw', t('ccw'), true), radio('direction', 'cw', t('cw'), false)),
     h('div', { class: 'form-row' }, radio('visibility', 'public', t('public'), true), radio('visibility', 'private', t('private'), false)),
     h('div', { class: 'form-row' }, h('label', { class: 'inline' }, h('input', { type: 'checkbox', id: 'players-chat', checked: true }), t('playersChat'))),
+    botsRow,
     h('div', { class: 'form-row' }, h('label', { for: 'my-seat' }, t('yourSeat')), seatSel),
     errorEl,
     h('button', { type: 'submit', class: 'primary', id: 'create-btn' }, t('create')),
@@ -69,10 +85,22 @@ export function mountLobby(root, navigate) {
       public: form.querySelector('input[name=visibility]:checked').value === 'public',
       players_chat: document.getElementById('players-chat').checked,
     };
+    const bots = {};
+    SIDES.forEach((s, i) => {
+      if (botSels[i].value) bots[s] = Number(botSels[i].value);
+    });
+    if (Object.keys(bots).length) body.bots = bots;
+    if (seatSel.value && bots[seatSel.value]) {
+      errorEl.textContent = t('botOnYourSeat');
+      errorEl.hidden = false;
+      return;
+    }
     try {
       const snap = await api.createGame(body);
+      rememberCreated(snap.id);
       const seat = seatSel.value;
-      navigate(`#/g/${snap.id}?seat=${seat || 'any'}`);
+      // Three bots: nothing to join, the creator watches.
+      navigate(Object.keys(bots).length === 3 ? `#/g/${snap.id}` : `#/g/${snap.id}?seat=${seat || 'any'}`);
     } catch (err) {
       errorEl.textContent = t('errorPrefix') + err.message;
       errorEl.hidden = false;
@@ -105,7 +133,12 @@ export function mountLobby(root, navigate) {
       'td',
       {},
       SIDES.map((s, i) =>
-        h('div', {}, h('span', { class: `dot dot-${s}` }), g.seats[i] ? g.seats[i].name : h('span', { class: 'seat-free' }, t('free'))),
+        h(
+          'div',
+          g.seats[i] && g.seats[i].bot ? { class: 'seat-bot', 'data-bot': g.seats[i].bot } : {},
+          h('span', { class: `dot dot-${s}` }),
+          g.seats[i] ? seatName(g.seats[i]) : h('span', { class: 'seat-free' }, t('free')),
+        ),
       ),
     );
   }

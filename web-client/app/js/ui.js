@@ -33,6 +33,12 @@ export function formatClock(ms) {
   return hh ? `${hh}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
+/** How a seat's holder is shown: a bot by its level, a person by name. */
+export function seatName(seat) {
+  if (!seat) return t('free');
+  return seat.bot ? t('botName', { n: seat.bot }) : seat.name;
+}
+
 export function reasonText(r) {
   return t(`reason_${r}`);
 }
@@ -74,7 +80,7 @@ export function describeResult(result, seats) {
         {},
         SIDES.map((s, i) => {
           const o = result.outcomes[i];
-          const nm = seats && seats[i] ? ` ${seats[i].name}` : '';
+          const nm = seats && seats[i] ? ` ${seatName(seats[i])}` : '';
           return h('span', { style: 'margin-right:.8em' }, h('span', { class: `dot dot-${s}` }), `${sideName(s, true)}${nm}: ${o ? t(`outcome_${o}`) : '—'}`);
         }),
       ),

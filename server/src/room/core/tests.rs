@@ -9,6 +9,7 @@ fn player(i: usize) -> Player {
         id: format!("p{i}"),
         name: format!("player {i}"),
         account: false,
+        bot: None,
     }
 }
 
@@ -418,4 +419,51 @@ fn random_commands_keep_versions_and_restore_exactly() {
         assert_eq!(restored.clocks.remaining(), room.clocks.remaining());
         assert_eq!(restored.clocks.periods_left(), room.clocks.periods_left());
     }
+}
+
+#[test]
+fn bots_sit_always_present_and_are_asked_to_move_and_to_answer() {
+    let mut room = Room::new("g".into(), settings(TimeControl::default()));
+    let (side, step) = room.add_bot("bot-1".into(), bot::Level::Two, Some(Side::B), 0, 0).unwrap();
+    assert_eq!(side, Side::B);
+    // The seat is written with the bot's player row; it shows as a bot, online.
+    assert!(matches!(
+        &step.ops[0],
+        Op::Seat { side: Side::B, bot: Some((name, bot::Level::Two)), .. } if name == "Bot (level 2)"
+    ));
+    let seat = room.snapshot(0).seats[1].clone().unwrap();
+    assert_eq!((seat.bot, seat.online), (Some(2), true));
+    assert!(room.bot_job(0).is_none(), "nothing to do before the game starts");
+    // Same rules as a person: a taken seat is refused.
+    let taken = room.add_bot("bot-2".into(), bot::Level::One, Some(Side::B), 0, 0).unwrap_err();
+    assert_eq!(taken.code, ErrorCode::SeatTaken);
+    room.join(player(0), Some(Side::W), 0, 0).unwrap();
+    room.connected(Some(Side::W));
+    let (side, _) = room.add_bot("bot-3".into(), bot::Level::One, None, 0, 0).unwrap();
+    assert_eq!(side, Side::Y);
+    assert_eq!(room.phase, Phase::Live);
+    // No grace period runs for a bot: nothing to wake for but W's flag.
+    assert_eq!(room.next_wakeup(), Some(600_000 + 1));
+    assert!(room.bot_job(0).is_none(), "W, a person, is to move");
+    play(&mut room, 1_000, 0);
+    let job = room.bot_job(1_000).unwrap();
+    assert_eq!((job.side, job.level, job.task), (Side::B, bot::Level::Two, bots::Task::Move { ply: 1 }));
+    assert_eq!(job.epoch, room.epoch());
+    assert_eq!(job.think_ms, bots::think_ms(&TimeControl::default(), &room.clocks.view(1_000)[1]));
+    // A bot's move is an ordinary action of its seat.
+    let mv = room.game().position().legal_moves()[0].to_string();
+    room.act(Side::B, Act::Move { ply: 1, mv }, 0, 1_200, 0).unwrap();
+    assert_eq!(room.bot_job(1_200).unwrap().side, Side::Y);
+    // A pending offer waiting for a bot comes before any move.
+    let mut live = live_room(TimeControl::default()).0;
+    for t in 0..45 {
+        play(&mut live, t * 10, 0);
+    }
+    live.seats[2] = Some(Player::new_bot("bot-y".into(), bot::Level::One));
+    assert_eq!(live.bot_job(500), None, "W, a person, is to move");
+    live.act(Side::W, Act::OfferDraw, 0, 500, 0).unwrap();
+    let job = live.bot_job(500).unwrap();
+    assert_eq!((job.side, job.task), (Side::Y, bots::Task::AnswerDraw));
+    live.act(Side::Y, Act::AnswerDraw(false), 0, 600, 0).unwrap();
+    assert_eq!(live.bot_job(600), None, "B, a person, has yet to answer; W is to move");
 }

@@ -1,0 +1,420 @@
+//! Bots in seats, over real sockets: a real server, a fresh Postgres
+//! database per test, people played by tokio-tungstenite clients.
+
+use bot::Level;
+use engine::Game;
+use engine::game::Limits;
+use protocol::{
+    ClientMsg, CreateGame, EliminationReason, Ending, ErrorCode, GameEvent, GameSummary, Outcome, Phase, ServerMsg,
+    Side, Status, TimeControl,
+};
+use sanguo_tests::harness::{Api, Client, TestDb, TestServer};
+
+async fn pg_server() -> (TestDb, TestServer) {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    (db, server)
+}
+
+fn bots(seats: &[(Side, u8)]) -> Option<std::collections::BTreeMap<Side, u8>> {
+    Some(seats.iter().copied().collect())
+}
+
+/// The move a person at `status.turn` plays: a level-1 search of the
+/// position sent (fast, and it keeps its king).
+fn persons_move(status: &Status, seed: u64) -> String {
+    let pos = engine::parse_position(&status.position).expect("the server's position text parses");
+    let game = Game::from_position(pos, Limits::default());
+    bot::choose_move(&game, Level::One, seed)
+        .expect("a move at a live turn")
+        .to_string()
+}
+
+/// Reads until it is `side`'s turn (true) or `side` cannot move any more:
+/// out of the game, or the game over (false).
+async fn until_turn(c: &mut Client, side: Side) -> bool {
+    loop {
+        if let Some(st) = &c.status {
+            if !st.live.contains(&side) || st.legal_moves.is_empty() {
+                return false;
+            }
+            if st.turn == side {
+                return true;
+            }
+        }
+        c.next().await;
+    }
+}
+
+/// `side` (a person on `c`) plays `n` moves, each as soon as its turn comes;
+/// false if it left the game (or the game ended) first.
+async fn person_plays(c: &mut Client, side: Side, n: usize) -> bool {
+    for i in 0..n {
+        if !until_turn(c, side).await {
+            return false;
+        }
+        let st = c.status.clone().unwrap();
+        c.send(&ClientMsg::Move {
+            ply: st.ply,
+            mv: persons_move(&st, i as u64),
+        })
+        .await;
+        let ply = st.ply;
+        c.until(|e| matches!(e, GameEvent::Moved { ply: p, .. } if *p == ply)).await;
+    }
+    true
+}
+
+/// The bots' moves a client saw: (side, time charged).
+fn moves_by(c: &Client, sides: &[Side]) -> Vec<(Side, u64)> {
+    c.events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            GameEvent::Moved { side, spent_ms, .. } if sides.contains(side) => Some((*side, *spent_ms)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn no_flag_fell(c: &Client) {
+    for (_, e) in &c.events {
+        if let GameEvent::Eliminated(d) = e {
+            assert_ne!(d.reason, EliminationReason::Time, "{} flagged", d.side);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_and_two_bots_play_and_the_bots_keep_their_clock() {
+    let (_db, server) = pg_server().await;
+    let api = Api::new(server.base());
+    let me = api.guest().await;
+    // 2 s per move (步时): level 3 would search longer than that unbounded on a
+    // loaded machine, so its deadline is what ends its search.
+    let tc = TimeControl {
+        base_ms: 600_000,
+        increment_ms: 0,
+        per_move_ms: Some(2_000),
+        byoyomi: None,
+    };
+    let created = api
+        .create_game(
+            &me.token,
+            &CreateGame {
+                time_control: Some(tc),
+                bots: bots(&[(Side::B, 3), (Side::Y, 2)]),
+                ..CreateGame::default()
+            },
+        )
+        .await;
+    assert_eq!(created.phase, Phase::Open);
+    assert!(created.seats[0].is_none());
+    for (i, level) in [(1, 3), (2, 2)] {
+        let seat = created.seats[i].as_ref().expect("a bot sits there");
+        assert_eq!(seat.bot, Some(level));
+        assert!(seat.online, "a bot is always there");
+        assert_eq!(seat.name, format!("Bot (level {level})"));
+    }
+    // The lobby shows them as bots.
+    let open: Vec<GameSummary> = api.get("/api/games").await.unwrap();
+    let line = open.iter().find(|g| g.id == created.id).expect("listed");
+    assert_eq!(line.seats.each_ref().map(|s| s.as_ref().and_then(|s| s.bot)), [None, Some(3), Some(2)]);
+
+    api.join(&me.token, &created.id, None).await.expect("the free seat is W's");
+    let mut w = Client::connect(server.addr, &created.id, Some(&me.token), None).await;
+    assert_eq!(w.side, Some(Side::W));
+    let rounds = 6;
+    let stayed = person_plays(&mut w, Side::W, rounds).await;
+    assert!(stayed, "W kept its king for {rounds} rounds");
+    // Each of W's moves was answered by both bots.
+    let bot_moves = moves_by(&w, &[Side::B, Side::Y]);
+    assert!(bot_moves.len() >= 2 * (rounds - 1), "{bot_moves:?}");
+    for (side, spent) in &bot_moves {
+        assert!(*spent <= 2_000, "{side} spent {spent} ms of its 2000");
+    }
+    no_flag_fell(&w);
+    let state = api.state(&created.id).await;
+    assert_eq!(state.phase, Phase::Live, "the game goes on");
+    assert!(state.status.ply as usize >= 3 * rounds);
+    let live: Vec<GameSummary> = api.get("/api/games?phase=live").await.unwrap();
+    let line = live.iter().find(|g| g.id == created.id).expect("listed");
+    assert_eq!(line.seats[1].as_ref().unwrap().bot, Some(3));
+    assert_eq!(line.seats[0].as_ref().unwrap().bot, None);
+    let metrics = api.get_text("/metrics").await.1;
+    let thought: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("sanguo_bot_think_seconds_count "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("the bot thinking histogram");
+    assert!(thought >= bot_moves.len() as u64, "{thought} searches for {} moves", bot_moves.len());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_bots_play_a_game_to_its_end_and_it_is_recorded() {
+    let (_db, server) = pg_server().await;
+    let api = Api::new(server.base());
+    let me = api.guest().await;
+    let created = api
+        .create_game(
+            &me.token,
+            &CreateGame {
+                time_control: Some(TimeControl {
+                    base_ms: 120_000,
+                    increment_ms: 100,
+                    per_move_ms: None,
+                    byoyomi: None,
+                }),
+                bots: bots(&[(Side::W, 1), (Side::B, 1), (Side::Y, 1)]),
+                ..CreateGame::default()
+            },
+        )
+        .await;
+    assert_eq!(created.phase, Phase::Live, "three bots start at once");
+    // A spectator watches to the end (it may already be over when it arrives).
+    let mut watcher = Client::connect(server.addr, &created.id, None, None).await;
+    let over = match watcher.next().await {
+        ServerMsg::Snapshot { game } => game.phase == Phase::Finished,
+        other => panic!("expected a snapshot, got {other:?}"),
+    };
+    if !over {
+        watcher.until(|e| matches!(e, GameEvent::Finished { .. })).await;
+    }
+    no_flag_fell(&watcher);
+    let state = api.state(&created.id).await;
+    assert_eq!(state.phase, Phase::Finished);
+    let result = state.result.clone().expect("a result");
+    let record = api.record(&created.id).await;
+    assert_eq!(record.phase, Phase::Finished);
+    assert_eq!(record.result, Some(result));
+    assert_eq!(record.moves.len(), state.moves.len());
+    assert!(record.moves.len() > 30, "a real game: {} plies", record.moves.len());
+    assert_eq!(record.seats.each_ref().map(|s| s.as_ref().and_then(|s| s.bot)), [Some(1); 3]);
+    // The record replays to the same end.
+    let mut game = Game::new(engine::Direction::Ccw);
+    for (at, e) in record.events.iter().enumerate() {
+        let action = match e.action.strip_prefix("move ") {
+            Some(mv) => engine::Action::Move(engine::parse_move(mv).unwrap()),
+            None => match e.action.as_str() {
+                "offer_draw" => engine::Action::OfferDraw,
+                "accept_draw" => engine::Action::AnswerDraw { accept: true },
+                "decline_draw" => engine::Action::AnswerDraw { accept: false },
+                "resign" => engine::Action::Resign,
+                other => panic!("a bot game has no {other}"),
+            },
+        };
+        game.apply(engine::Event {
+            side: e.side.into(),
+            action,
+            at: at as u64,
+        })
+        .unwrap();
+    }
+    assert!(game.is_finished());
+    let finished: Vec<GameSummary> = api.get("/api/games?phase=finished").await.unwrap();
+    let line = finished.iter().find(|g| g.id == created.id).expect("listed");
+    assert_eq!(line.seats[2].as_ref().unwrap().bot, Some(1));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_will_not_help_two_people_gang_up_on_it() {
+    // W and B are people; Y is a bot. After 15 rounds W offers a draw and B
+    // accepts: the bot declines (phase 3), so under the one-accepts-one-
+    // declines rule W and B lose and the bot wins.
+    let (_db, server) = pg_server().await;
+    let api = Api::new(server.base());
+    let w_session = api.guest().await;
+    let b_session = api.guest().await;
+    let created = api
+        .create_game(
+            &w_session.token,
+            &CreateGame {
+                bots: bots(&[(Side::Y, 1)]),
+                ..CreateGame::default()
+            },
+        )
+        .await;
+    api.join(&w_session.token, &created.id, Some(Side::W)).await.unwrap();
+    api.join(&b_session.token, &created.id, Some(Side::B)).await.unwrap();
+    let mut w = Client::connect(server.addr, &created.id, Some(&w_session.token), None).await;
+    let mut b = Client::connect(server.addr, &created.id, Some(&b_session.token), None).await;
+    for round in 0..15u64 {
+        for (c, side) in [(&mut w, Side::W), (&mut b, Side::B)] {
+            assert!(until_turn(c, side).await, "{side} is still in at round {round}");
+            let st = c.status.clone().unwrap();
+            c.send(&ClientMsg::Move {
+                ply: st.ply,
+                mv: persons_move(&st, round),
+            })
+            .await;
+        }
+    }
+    // W's 16th turn: 15 rounds are complete.
+    assert!(until_turn(&mut w, Side::W).await);
+    assert_eq!(w.status.as_ref().unwrap().round, 15);
+    assert_eq!(w.status.as_ref().unwrap().live.len(), 3, "phase 3");
+    w.send(&ClientMsg::OfferDraw).await;
+    b.until(|e| matches!(e, GameEvent::DrawOffered { by: Side::W, .. })).await;
+    b.send(&ClientMsg::AnswerDraw { accept: true }).await;
+    let answers = |e: &GameEvent| matches!(e, GameEvent::DrawAnswered { by: Side::Y, .. });
+    match w.until(answers).await {
+        GameEvent::DrawAnswered { accept, .. } => assert!(!accept, "the bot declines in phase 3"),
+        _ => unreachable!(),
+    }
+    let result = match w.until(|e| matches!(e, GameEvent::Finished { .. })).await {
+        GameEvent::Finished { result } => result,
+        _ => unreachable!(),
+    };
+    assert_eq!(result.ending, Ending::DrawOfferRule { winner: Side::Y });
+    assert_eq!(
+        result.outcomes,
+        [Some(Outcome::Loss), Some(Outcome::Loss), Some(Outcome::Win)]
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_decline_a_draw_offer_in_phase_three_and_play_on() {
+    let (_db, server) = pg_server().await;
+    let api = Api::new(server.base());
+    let me = api.guest().await;
+    let created = api
+        .create_game(
+            &me.token,
+            &CreateGame {
+                bots: bots(&[(Side::B, 1), (Side::Y, 2)]),
+                ..CreateGame::default()
+            },
+        )
+        .await;
+    api.join(&me.token, &created.id, None).await.unwrap();
+    let mut w = Client::connect(server.addr, &created.id, Some(&me.token), None).await;
+    assert!(person_plays(&mut w, Side::W, 15).await, "W is still in after 15 rounds");
+    assert!(until_turn(&mut w, Side::W).await);
+    w.send(&ClientMsg::OfferDraw).await;
+    w.until(|e| matches!(e, GameEvent::DrawOffered { by: Side::W, .. })).await;
+    for _ in 0..2 {
+        match w.until(|e| matches!(e, GameEvent::DrawAnswered { .. })).await {
+            GameEvent::DrawAnswered { by, accept } => assert!(!accept, "{by} declines"),
+            _ => unreachable!(),
+        }
+    }
+    w.until(|e| matches!(e, GameEvent::DrawOfferLapsed { by: Side::W })).await;
+    // Play goes on: W moves, the bots answer.
+    assert!(person_plays(&mut w, Side::W, 2).await);
+    assert_eq!(api.state(&created.id).await.phase, Phase::Live);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_seat_survives_a_server_crash() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    let me = api.guest().await;
+    let created = api
+        .create_game(
+            &me.token,
+            &CreateGame {
+                bots: bots(&[(Side::W, 2), (Side::Y, 1)]),
+                ..CreateGame::default()
+            },
+        )
+        .await;
+    api.join(&me.token, &created.id, None).await.unwrap();
+    let mut b = Client::connect(server.addr, &created.id, Some(&me.token), None).await;
+    assert_eq!(b.side, Some(Side::B));
+    assert!(person_plays(&mut b, Side::B, 3).await);
+    // Crash right after B's move: W's bot is thinking (or has just moved).
+    let held = b.v;
+    server.crash();
+    drop(b);
+
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    let state = api.state(&created.id).await;
+    assert_eq!(state.phase, Phase::Live);
+    assert_eq!(state.seats[0].as_ref().unwrap().bot, Some(2));
+    assert_eq!(state.seats[2].as_ref().unwrap().bot, Some(1));
+    let before = state.status.ply;
+    let mut b = Client::connect(server.addr, &created.id, Some(&me.token), Some(held)).await;
+    assert_eq!(b.side, Some(Side::B));
+    // The restored bots move on their own, and answer the person's moves.
+    assert!(person_plays(&mut b, Side::B, 3).await);
+    assert!(until_turn(&mut b, Side::B).await);
+    let after = b.status.as_ref().unwrap().ply;
+    assert!(after >= before + 8, "bots moved after the restart: ply {before} → {after}");
+    no_flag_fell(&b);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_bot_requests_are_refused_and_change_nothing() {
+    let (_db, server) = pg_server().await;
+    let api = Api::new(server.base());
+    let me = api.guest().await;
+    let other = api.guest().await;
+
+    // At creation: a level out of range, an unknown side.
+    let bad_level = api
+        .post::<serde_json::Value>("/api/games", Some(&me.token), &serde_json::json!({"bots": {"B": 4}}))
+        .await
+        .unwrap_err();
+    assert_eq!((bad_level.status, bad_level.body.code), (400, ErrorCode::BadRequest));
+    assert!(bad_level.body.message.contains("1 to 3"), "{}", bad_level.body.message);
+    let bad_side = api
+        .post::<serde_json::Value>("/api/games", Some(&me.token), &serde_json::json!({"bots": {"Q": 1}}))
+        .await
+        .unwrap_err();
+    assert_eq!(bad_side.status, 400);
+    let none: Vec<GameSummary> = api.get("/api/games").await.unwrap();
+    assert!(none.is_empty(), "no game was created");
+
+    let game = api.create_game(&me.token, &CreateGame::default()).await.id;
+    let refused = |r: Result<protocol::Joined, sanguo_tests::harness::ApiFailure>| {
+        let f = r.unwrap_err();
+        (f.status, f.body.code)
+    };
+    // Not the creator; a bad level; no token; an unknown game.
+    assert_eq!(
+        refused(api.add_bot(&other.token, &game, Some(Side::B), 1).await),
+        (403, ErrorCode::Forbidden)
+    );
+    assert_eq!(
+        refused(api.add_bot(&me.token, &game, Some(Side::B), 0).await),
+        (400, ErrorCode::BadRequest)
+    );
+    assert_eq!(
+        refused(api.add_bot("nope", &game, Some(Side::B), 1).await),
+        (401, ErrorCode::Unauthorized)
+    );
+    assert_eq!(
+        refused(api.add_bot(&me.token, "nogame", Some(Side::B), 1).await),
+        (404, ErrorCode::NotFound)
+    );
+    let missing_level = api
+        .post::<serde_json::Value>(&format!("/api/games/{game}/bots"), Some(&me.token), &serde_json::json!({"side": "B"}))
+        .await
+        .unwrap_err();
+    assert_eq!(missing_level.status, 400);
+    assert!(api.state(&game).await.seats.iter().all(Option::is_none), "nothing changed");
+
+    // A taken seat; then the last seat starts the game and no more bots fit.
+    api.join(&other.token, &game, Some(Side::B)).await.unwrap();
+    assert_eq!(
+        refused(api.add_bot(&me.token, &game, Some(Side::B), 1).await),
+        (409, ErrorCode::SeatTaken)
+    );
+    let seated = api.add_bot(&me.token, &game, None, 2).await.unwrap();
+    assert_eq!(seated.side, Side::W, "the first free seat");
+    api.add_bot(&me.token, &game, Some(Side::Y), 1).await.unwrap();
+    let state = api.state(&game).await;
+    assert_eq!(state.phase, Phase::Live);
+    assert_eq!(state.seats.each_ref().map(|s| s.as_ref().and_then(|s| s.bot)), [Some(2), None, Some(1)]);
+    assert_eq!(
+        refused(api.add_bot(&me.token, &game, None, 1).await),
+        (409, ErrorCode::NotOpen)
+    );
+    server.stop().await;
+}
