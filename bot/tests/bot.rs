@@ -242,7 +242,11 @@ fn it_never_repeats_a_checking_position_a_fourth_time() {
     };
     play(&mut game, "B13-B12");
     for i in 0..5 {
-        let (k, y) = if i % 2 == 0 { ("B42-B41", "Y42-Y43") } else { ("B41-B42", "Y43-Y42") };
+        let (k, y) = if i % 2 == 0 {
+            ("B42-B41", "Y42-Y43")
+        } else {
+            ("B41-B42", "Y43-Y42")
+        };
         play(&mut game, k);
         play(&mut game, y);
         play(&mut game, if i % 2 == 0 { "B12-B11" } else { "B11-B12" });

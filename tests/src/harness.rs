@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use protocol::{
-    AddBot, ClientMsg, CreateGame, ErrorBody, ErrorCode, GameEvent, GameRecord, JoinGame, Joined, PROTOCOL_VERSION, ServerMsg,
-    Session, Side, Snapshot, Status,
+    AddBot, ClientMsg, CreateGame, ErrorBody, ErrorCode, GameEvent, GameRecord, JoinGame, Joined, PROTOCOL_VERSION,
+    ServerMsg, Session, Side, Snapshot, Status,
 };
 use sqlx::{Connection, Executor, PgConnection};
 use tokio::net::TcpStream;

@@ -237,6 +237,7 @@ async fn play_one(
         public: Some(false),
         players_chat: None,
         grace_ms: None,
+        bots: None,
     };
     let snap: Snapshot = post(http, &format!("{base}/api/games"), Some(&sessions[0].token), &create).await?;
     let id = snap.id.clone();

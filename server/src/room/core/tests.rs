@@ -424,7 +424,9 @@ fn random_commands_keep_versions_and_restore_exactly() {
 #[test]
 fn bots_sit_always_present_and_are_asked_to_move_and_to_answer() {
     let mut room = Room::new("g".into(), settings(TimeControl::default()));
-    let (side, step) = room.add_bot("bot-1".into(), bot::Level::Two, Some(Side::B), 0, 0).unwrap();
+    let (side, step) = room
+        .add_bot("bot-1".into(), bot::Level::Two, Some(Side::B), 0, 0)
+        .unwrap();
     assert_eq!(side, Side::B);
     // The seat is written with the bot's player row; it shows as a bot, online.
     assert!(matches!(
@@ -435,7 +437,9 @@ fn bots_sit_always_present_and_are_asked_to_move_and_to_answer() {
     assert_eq!((seat.bot, seat.online), (Some(2), true));
     assert!(room.bot_job(0).is_none(), "nothing to do before the game starts");
     // Same rules as a person: a taken seat is refused.
-    let taken = room.add_bot("bot-2".into(), bot::Level::One, Some(Side::B), 0, 0).unwrap_err();
+    let taken = room
+        .add_bot("bot-2".into(), bot::Level::One, Some(Side::B), 0, 0)
+        .unwrap_err();
     assert_eq!(taken.code, ErrorCode::SeatTaken);
     room.join(player(0), Some(Side::W), 0, 0).unwrap();
     room.connected(Some(Side::W));
@@ -447,9 +451,15 @@ fn bots_sit_always_present_and_are_asked_to_move_and_to_answer() {
     assert!(room.bot_job(0).is_none(), "W, a person, is to move");
     play(&mut room, 1_000, 0);
     let job = room.bot_job(1_000).unwrap();
-    assert_eq!((job.side, job.level, job.task), (Side::B, bot::Level::Two, bots::Task::Move { ply: 1 }));
+    assert_eq!(
+        (job.side, job.level, job.task),
+        (Side::B, bot::Level::Two, bots::Task::Move { ply: 1 })
+    );
     assert_eq!(job.epoch, room.epoch());
-    assert_eq!(job.think_ms, bots::think_ms(&TimeControl::default(), &room.clocks.view(1_000)[1]));
+    assert_eq!(
+        job.think_ms,
+        bots::think_ms(&TimeControl::default(), &room.clocks.view(1_000)[1])
+    );
     // A bot's move is an ordinary action of its seat.
     let mv = room.game().position().legal_moves()[0].to_string();
     room.act(Side::B, Act::Move { ply: 1, mv }, 0, 1_200, 0).unwrap();
