@@ -853,6 +853,14 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rtt_ms: Option<u64>,
     },
+    /// The store (the database) stopped answering (`waiting: true`): nothing
+    /// can be acknowledged, actions are refused with `storage_unavailable`
+    /// and every clock of the game stands still until it is back
+    /// (`waiting: false`). Not a game event: it carries no version.
+    Storage {
+        /// Whether the game waits for its storage.
+        waiting: bool,
+    },
 }
 
 // ---------------------------------------------------------------------------
@@ -925,6 +933,8 @@ pub enum ErrorCode {
     Internal,
     /// The server is shutting down.
     ShuttingDown,
+    /// The store does not answer; try again when `storage` says it is back.
+    StorageUnavailable,
 }
 
 impl ErrorCode {

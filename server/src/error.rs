@@ -33,7 +33,7 @@ impl ApiError {
             C::NotFound => StatusCode::NOT_FOUND,
             C::SeatTaken | C::AlreadySeated | C::UsernameTaken | C::NotOpen | C::GameOver => StatusCode::CONFLICT,
             C::TooManyGames | C::RateLimited => StatusCode::TOO_MANY_REQUESTS,
-            C::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+            C::ShuttingDown | C::StorageUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             C::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             _ => StatusCode::UNPROCESSABLE_ENTITY,
         }
@@ -49,6 +49,12 @@ impl From<ErrorBody> for ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         tracing::error!(error = %e, "store error");
+        if e.is_outage() {
+            return ApiError::new(
+                ErrorCode::StorageUnavailable,
+                "the store is unreachable; try again soon",
+            );
+        }
         ApiError::new(ErrorCode::Internal, "internal error")
     }
 }

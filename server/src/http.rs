@@ -18,7 +18,7 @@ use serde::Deserialize;
 use crate::AppState;
 use crate::error::ApiError;
 use crate::room::core::Room;
-use crate::store::{Player, StoreError};
+use crate::store::{Player, StoreError, TokenLookup};
 
 /// The longest grace period a game may ask for.
 const MAX_GRACE_MS: u64 = 24 * 3600 * 1000;
@@ -78,9 +78,17 @@ impl FromRequestParts<AppState> for Authed {
             .and_then(|h| h.to_str().ok())
             .and_then(|h| h.strip_prefix("Bearer "))
             .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "an Authorization: Bearer token is needed"))?;
-        match state.store.player_by_token(token.trim()).await? {
-            Some(p) => Ok(Authed(p)),
-            None => Err(ApiError::new(ErrorCode::Unauthorized, "unknown session token")),
+        match state
+            .store
+            .player_by_token(token.trim(), state.config.session_ttl)
+            .await?
+        {
+            TokenLookup::Player(p) => Ok(Authed(p)),
+            TokenLookup::Unknown => Err(ApiError::new(ErrorCode::Unauthorized, "unknown session token")),
+            TokenLookup::Expired => Err(ApiError::new(
+                ErrorCode::Unauthorized,
+                "the session has expired; start a new one",
+            )),
         }
     }
 }

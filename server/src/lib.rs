@@ -54,6 +54,9 @@ pub struct Config {
     pub event_log: usize,
     /// Bot searches run at once (each on a blocking thread); more wait.
     pub bot_threads: usize,
+    /// How long a session token is valid after it was issued; older ones
+    /// are refused with `unauthorized` ("the session has expired").
+    pub session_ttl: Duration,
 }
 
 impl Default for Config {
@@ -70,6 +73,7 @@ impl Default for Config {
             outbound_queue: 256,
             event_log: room::core::LOG_KEEP,
             bot_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            session_ttl: Duration::from_secs(30 * 24 * 3600),
         }
     }
 }

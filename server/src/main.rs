@@ -89,6 +89,9 @@ struct ServeArgs {
     /// Bot searches run at once, on blocking threads (default: the number of cores).
     #[arg(long, env = "SANGUO_BOT_THREADS")]
     bot_threads: Option<usize>,
+    /// How long a session token stays valid after it was issued, seconds.
+    #[arg(long, env = "SANGUO_SESSION_TTL_SECS", default_value_t = 30 * 24 * 3600)]
+    session_ttl_secs: u64,
 }
 
 fn serve(args: ServeArgs) -> Result<()> {
@@ -111,6 +114,7 @@ fn serve(args: ServeArgs) -> Result<()> {
             .bot_threads
             .unwrap_or_else(|| server::Config::default().bot_threads)
             .max(1),
+        session_ttl: std::time::Duration::from_secs(args.session_ttl_secs),
         ..server::Config::default()
     };
     let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;

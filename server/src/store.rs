@@ -24,7 +24,7 @@ use sqlx::AnyConnection;
 use sqlx::Row;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 
 use crate::metrics::Metrics;
 
@@ -46,6 +46,34 @@ pub enum StoreError {
     /// A stored row does not parse.
     #[error("corrupt row: {0}")]
     Corrupt(String),
+    /// The database is unreachable (a group commit failed on an outage).
+    #[error("store unreachable: {0}")]
+    Unavailable(String),
+}
+
+impl StoreError {
+    /// Whether the database is unreachable (down, restarting, network gone),
+    /// as opposed to refusing this write: the write may succeed later.
+    pub fn is_outage(&self) -> bool {
+        match self {
+            StoreError::Db(e) => match e {
+                sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::Protocol(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::WorkerCrashed => true,
+                // SQLSTATE classes 08 (connection exception), 57 (operator
+                // intervention: admin shutdown, crash shutdown, cannot connect
+                // now) and 53 (insufficient resources).
+                sqlx::Error::Database(d) => d
+                    .code()
+                    .is_some_and(|c| c.starts_with("08") || c.starts_with("57") || c.starts_with("53")),
+                _ => false,
+            },
+            StoreError::Unavailable(_) => true,
+            _ => false,
+        }
+    }
 }
 
 fn conflict(e: sqlx::Error) -> StoreError {
@@ -88,6 +116,17 @@ impl Player {
             bot: self.bot.map(bot::Level::number),
         }
     }
+}
+
+/// What a session token stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TokenLookup {
+    /// A live session of this player.
+    Player(Player),
+    /// No such session.
+    Unknown,
+    /// The session is older than the configured lifetime.
+    Expired,
 }
 
 /// An accepted engine event as stored.
@@ -181,7 +220,15 @@ pub struct Store {
     metrics: Metrics,
     /// Rooms' writes go through the group commit when it runs.
     writer: Option<mpsc::Sender<Pending>>,
+    /// Whether the database answers (`true`) or is out; rooms watch it.
+    health: Arc<watch::Sender<bool>>,
 }
+
+/// How long a query waits for a connection: while the database is down,
+/// this is how long a commit takes to find out.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
+/// How often the store probes a database that went away.
+const PROBE_EVERY: Duration = Duration::from_millis(500);
 
 /// One room's writes waiting for a group commit.
 #[derive(Debug)]
@@ -246,7 +293,7 @@ impl Store {
         let pool = AnyPoolOptions::new()
             // SQLite has one writer at a time: one connection avoids busy errors.
             .max_connections(if sqlite { 1 } else { 32 })
-            .acquire_timeout(Duration::from_secs(10))
+            .acquire_timeout(ACQUIRE_TIMEOUT)
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if sqlite {
@@ -264,6 +311,7 @@ impl Store {
             pool,
             metrics,
             writer: None,
+            health: Arc::new(watch::channel(true).0),
         };
         let (tx, rx) = mpsc::channel(4 * MAX_BATCH);
         tokio::spawn(store.clone().group_commit(rx));
@@ -300,6 +348,14 @@ impl Store {
                         Ok(()) => {
                             for p in batch {
                                 let _ = p.done.send(Ok(()));
+                            }
+                            return;
+                        }
+                        Err(e) if e.is_outage() => {
+                            // One by one would wait for the database once per room.
+                            let words = e.to_string();
+                            for p in batch {
+                                let _ = p.done.send(Err(StoreError::Unavailable(words.clone())));
                             }
                             return;
                         }
@@ -384,23 +440,30 @@ impl Store {
         .transpose()
     }
 
-    /// The player a session token belongs to.
-    pub async fn player_by_token(&self, token: &str) -> Result<Option<Player>, StoreError> {
+    /// The player a session token belongs to, if the session is known and
+    /// younger than `ttl`.
+    pub async fn player_by_token(&self, token: &str, ttl: Duration) -> Result<TokenLookup, StoreError> {
         let row = sqlx::query(
-            "SELECT p.id, p.name, p.username FROM sessions s JOIN players p ON p.id = s.player_id WHERE s.token_sha256 = $1",
+            "SELECT p.id, p.name, p.username, s.created_ms FROM sessions s JOIN players p ON p.id = s.player_id \
+             WHERE s.token_sha256 = $1",
         )
         .bind(token_digest(token))
         .fetch_optional(&self.pool)
         .await?;
-        row.map(|r| {
-            Ok(Player {
-                id: r.try_get("id")?,
-                name: r.try_get("name")?,
-                account: r.try_get::<Option<String>, _>("username")?.is_some(),
-                bot: None,
-            })
-        })
-        .transpose()
+        let Some(r) = row else {
+            return Ok(TokenLookup::Unknown);
+        };
+        let created: i64 = r.try_get("created_ms")?;
+        let age_ms = u128::try_from(wall_ms().saturating_sub(created)).unwrap_or(0);
+        if age_ms > ttl.as_millis() {
+            return Ok(TokenLookup::Expired);
+        }
+        Ok(TokenLookup::Player(Player {
+            id: r.try_get("id")?,
+            name: r.try_get("name")?,
+            account: r.try_get::<Option<String>, _>("username")?.is_some(),
+            bot: None,
+        }))
     }
 
     /// Creates a game in phase `open`.
@@ -445,9 +508,50 @@ impl Store {
         Ok(row.try_get::<i64, _>("n")?)
     }
 
+    /// Whether the database answers; changes when it goes away or comes back.
+    pub fn health(&self) -> watch::Receiver<bool> {
+        self.health.subscribe()
+    }
+
+    /// Notes the outcome of a database call: an outage marks the store down
+    /// (once) and starts probing it until it answers again.
+    fn observe<T>(&self, r: &Result<T, StoreError>) {
+        match r {
+            Ok(_) => {
+                self.health.send_if_modified(|up| !std::mem::replace(up, true));
+            }
+            Err(e) if e.is_outage() => {
+                if self.health.send_if_modified(|up| std::mem::replace(up, false)) {
+                    tracing::error!(error = %e, "the store is unreachable; games wait for it");
+                    let store = self.clone();
+                    tokio::spawn(async move {
+                        loop {
+                            tokio::time::sleep(PROBE_EVERY).await;
+                            if *store.health.borrow() || store.pool.is_closed() {
+                                return;
+                            }
+                            if store.ping().await {
+                                tracing::warn!("the store answers again");
+                                store.health.send_replace(true);
+                                return;
+                            }
+                        }
+                    });
+                }
+            }
+            Err(_) => {}
+        }
+    }
+
     /// Commits a room's writes atomically, with the game's new version `v`;
-    /// returns once they are durable.
+    /// returns once they are durable. Outages are noted in [`Store::health`].
     pub async fn commit(&self, game: &str, v: u64, ops: &[Op]) -> Result<(), StoreError> {
+        let r = self.commit_queued(game, v, ops).await;
+        self.observe(&r);
+        r
+    }
+
+    async fn commit_queued(&self, game: &str, v: u64, ops: &[Op]) -> Result<(), StoreError> {
         if let Some(writer) = &self.writer {
             let (done, rx) = oneshot::channel();
             let pending = Pending {

@@ -12,7 +12,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
-use protocol::{ClientMsg, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, ServerMsg};
+use protocol::{ClientMsg, ErrorBody, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, ServerMsg};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -21,6 +21,7 @@ use crate::AppState;
 use crate::error::ApiError;
 use crate::room::core::Act;
 use crate::room::{Outbox, RoomHandle, encode};
+use crate::store::TokenLookup;
 
 /// Frames above this close the connection outright (tungstenite refuses
 /// them); frames between [`MAX_FRAME_BYTES`] and this get an error reply.
@@ -86,6 +87,37 @@ pub async fn upgrade(
         .into_response())
 }
 
+/// Decodes one text frame from a client: the size limit, then the JSON of a
+/// [`ClientMsg`]. Every refusal is an error body with a code and words.
+pub fn decode(text: &str) -> Result<ClientMsg, ErrorBody> {
+    if text.len() > MAX_FRAME_BYTES {
+        return Err(ErrorBody {
+            code: ErrorCode::FrameTooLarge,
+            message: format!("frames are at most {MAX_FRAME_BYTES} bytes"),
+        });
+    }
+    serde_json::from_str::<ClientMsg>(text).map_err(|e| ErrorBody {
+        code: ErrorCode::BadMessage,
+        message: format!("not a protocol message: {e}"),
+    })
+}
+
+/// Why the server closes a connection, sent in the Close frame.
+#[derive(Debug, Default)]
+struct CloseReason(std::sync::OnceLock<(u16, &'static str)>);
+
+impl CloseReason {
+    /// Sets the reason (the first one set wins).
+    fn set(&self, code: u16, reason: &'static str) {
+        let _ = self.0.set((code, reason));
+    }
+}
+
+/// Close code for a client that broke the protocol's limits (RFC 6455 1008).
+const CLOSE_POLICY: u16 = 1008;
+/// The Close reason of a flooding client.
+pub const FLOOD_CLOSE_REASON: &str = "too many messages: rate limit exceeded";
+
 fn error(code: ErrorCode, message: impl Into<String>) -> Utf8Bytes {
     encode(&ServerMsg::Error {
         code,
@@ -121,10 +153,12 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
     let (mut sink, mut stream) = socket.split();
     let (tx, mut rx) = mpsc::channel::<Utf8Bytes>(s.config.outbound_queue);
     let kick = CancellationToken::new();
+    let close_reason = std::sync::Arc::new(CloseReason::default());
 
     // The writer: drains the queue; ends when every sender is gone or the
     // connection is kicked, then closes the socket.
     let writer_kick = kick.clone();
+    let writer_reason = close_reason.clone();
     let shutdown = s.shutdown.clone();
     let writer = s.tracker.spawn(async move {
         let reason = loop {
@@ -142,6 +176,7 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
             }
         };
         let code = if reason == "bye" { 1000 } else { 1012 };
+        let (code, reason) = writer_reason.0.get().copied().unwrap_or((code, reason));
         let _ = sink
             .send(Message::Close(Some(CloseFrame {
                 code,
@@ -167,17 +202,30 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
                 }
                 let player = match token {
                     None => None,
-                    Some(t) => match s.store.player_by_token(&t).await {
-                        Ok(Some(p)) => Some(p),
-                        Ok(None) => {
-                            let _ = tx.try_send(error(ErrorCode::Unauthorized, "unknown session token"));
+                    Some(t) => match s.store.player_by_token(&t, s.config.session_ttl).await {
+                        Ok(TokenLookup::Player(p)) => Some(p),
+                        Ok(refused) => {
+                            let words = if refused == TokenLookup::Expired {
+                                "the session has expired; start a new one"
+                            } else {
+                                "unknown session token"
+                            };
+                            let _ = tx.try_send(error(ErrorCode::Unauthorized, words));
+                            close_reason.set(CLOSE_POLICY, "unauthorized");
                             drop(tx);
                             let _ = writer.await;
                             return;
                         }
                         Err(e) => {
                             tracing::error!(error = %e, "token lookup failed");
-                            let _ = tx.try_send(error(ErrorCode::Internal, "internal error"));
+                            let _ = tx.try_send(if e.is_outage() {
+                                error(
+                                    ErrorCode::StorageUnavailable,
+                                    "the store is unreachable; reconnect soon",
+                                )
+                            } else {
+                                error(ErrorCode::Internal, "internal error")
+                            });
                             drop(tx);
                             let _ = writer.await;
                             return;
@@ -279,16 +327,21 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
         if let Some(r) = refusal {
             strikes += 1;
             s.metrics.refused.fetch_add(1, Ordering::Relaxed);
-            if strikes > MAX_STRIKES || tx.try_send(r).is_err() {
+            if strikes > MAX_STRIKES {
+                tracing::info!(conn, "closing a flooding connection");
+                close_reason.set(CLOSE_POLICY, FLOOD_CLOSE_REASON);
+                break;
+            }
+            if tx.try_send(r).is_err() {
                 break;
             }
             continue;
         }
-        let msg = match serde_json::from_str::<ClientMsg>(&text) {
+        let msg = match decode(&text) {
             Ok(m) => m,
             Err(e) => {
                 s.metrics.refused.fetch_add(1, Ordering::Relaxed);
-                let _ = tx.try_send(error(ErrorCode::BadMessage, format!("not a protocol message: {e}")));
+                let _ = tx.try_send(error(e.code, e.message));
                 continue;
             }
         };

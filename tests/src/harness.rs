@@ -435,6 +435,21 @@ impl Client {
         }
     }
 
+    /// Reads until the server closes the connection; returns the Close
+    /// frame's code and reason (None: closed without a frame).
+    pub async fn close_frame(mut self) -> Option<(u16, String)> {
+        loop {
+            let frame = tokio::time::timeout(RECV_TIMEOUT, self.ws.next())
+                .await
+                .expect("the server should have closed the connection");
+            match frame {
+                Some(Ok(Message::Close(c))) => return c.map(|c| (u16::from(c.code), c.reason.to_string())),
+                None | Some(Err(_)) => return None,
+                Some(Ok(_)) => {}
+            }
+        }
+    }
+
     /// Closes the connection.
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;
@@ -518,5 +533,124 @@ impl Table {
         for c in others.iter_mut() {
             c.until(played).await;
         }
+    }
+}
+
+/// A Postgres cluster of the test's own (initdb under the temp directory,
+/// another port), to stop and start at will — never the shared one. Removed
+/// when dropped.
+#[derive(Debug)]
+pub struct OwnPostgres {
+    dir: std::path::PathBuf,
+    bin: std::path::PathBuf,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    /// Postgres refuses to run as root: then its tools run as `postgres`.
+    as_postgres: bool,
+}
+
+impl OwnPostgres {
+    /// Where `initdb` is: `$SANGUO_PG_BIN`, the newest /usr/lib/postgresql/*/bin, or the PATH.
+    fn find_bin() -> Option<std::path::PathBuf> {
+        if let Ok(d) = std::env::var("SANGUO_PG_BIN") {
+            return Some(d.into());
+        }
+        let mut versions: Vec<std::path::PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+            .ok()?
+            .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
+            .filter(|b| b.join("initdb").exists())
+            .collect();
+        versions.sort();
+        versions.pop().or_else(|| {
+            std::env::var_os("PATH").and_then(|p| {
+                std::env::split_paths(&p).find(|d| d.join("initdb").exists() && d.join("pg_ctl").exists())
+            })
+        })
+    }
+
+    fn tool(&self, name: &str) -> std::process::Command {
+        let path = self.bin.join(name);
+        if self.as_postgres {
+            let mut c = std::process::Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(path);
+            c
+        } else {
+            std::process::Command::new(path)
+        }
+    }
+
+    fn run(&self, mut c: std::process::Command, what: &str) {
+        let out = c.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(
+            out.status.success(),
+            "{what} failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Creates and starts a cluster; `None` when initdb is not installed.
+    pub fn start() -> Option<OwnPostgres> {
+        let bin = Self::find_bin()?;
+        let as_postgres = std::process::Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let dir = std::env::temp_dir().join(format!("sanguo-pg-{}", hex_random(6)));
+        let pg = OwnPostgres {
+            dir,
+            bin,
+            port,
+            as_postgres,
+        };
+        let mut c = pg.tool("initdb");
+        c.arg("-D")
+            .arg(&pg.dir)
+            .args(["-U", "postgres", "-A", "trust", "--no-sync"]);
+        pg.run(c, "initdb");
+        pg.resume();
+        Some(pg)
+    }
+
+    /// The URL of its `postgres` database.
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// Starts (again) and waits until it accepts connections.
+    pub fn resume(&self) {
+        let mut c = self.tool("pg_ctl");
+        c.arg("-D")
+            .arg(&self.dir)
+            .arg("-l")
+            .arg(self.dir.join("log"))
+            .arg("-o")
+            .arg(format!(
+                "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+                self.port,
+                self.dir.display()
+            ))
+            .args(["-w", "start"]);
+        self.run(c, "pg_ctl start");
+    }
+
+    /// Stops it (fast: connections are cut) and waits until it is down.
+    pub fn stop(&self) {
+        let mut c = self.tool("pg_ctl");
+        c.arg("-D").arg(&self.dir).args(["-m", "fast", "-w", "stop"]);
+        self.run(c, "pg_ctl stop");
+    }
+}
+
+impl Drop for OwnPostgres {
+    fn drop(&mut self) {
+        let mut c = self.tool("pg_ctl");
+        c.arg("-D").arg(&self.dir).args(["-m", "immediate", "-w", "stop"]);
+        let _ = c.output();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

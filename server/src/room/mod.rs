@@ -10,14 +10,14 @@
 pub mod bots;
 pub mod core;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
 use protocol::{Channel, ErrorBody, ErrorCode, PROTOCOL_VERSION, Role, ServerMsg, Side, Snapshot};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -232,6 +232,14 @@ impl Journal {
         }
     }
 
+    /// The store's health (memory never fails).
+    fn health(&self) -> Option<watch::Receiver<bool>> {
+        match self {
+            Journal::Store(s) => Some(s.health()),
+            Journal::Memory(_) => None,
+        }
+    }
+
     async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
         match self {
             Journal::Store(s) => s.unfinished_games().await,
@@ -317,6 +325,8 @@ impl Rooms {
         }
         let actor = Actor {
             live_counted: room.phase == protocol::Phase::Live,
+            health: self.ctx.store.health(),
+            outage: None,
             room,
             conns: HashMap::new(),
             rx,
@@ -380,8 +390,49 @@ struct Conn {
     outbox: Outbox,
 }
 
+/// A room's state while its store is out.
+#[derive(Debug)]
+struct Outage {
+    /// Game time stands still at this value until the store is back.
+    frozen_at: u64,
+    /// Steps decided but not yet committed, in order; nothing of them has
+    /// been sent. They are committed together when the store is back.
+    pending: Vec<Step>,
+    /// Messages that need the committed state (connections arriving or
+    /// leaving, snapshots), handled in order once `pending` is committed.
+    deferred: VecDeque<Msg>,
+}
+
+/// Messages deferred at most during an outage; later connections are
+/// turned away (they reconnect) and snapshots refused.
+const MAX_DEFERRED: usize = 1024;
+
+/// The next change of the store's health (never, without one).
+async fn health_changed(h: &mut Option<watch::Receiver<bool>>) -> bool {
+    match h {
+        Some(h) => {
+            if h.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+            *h.borrow_and_update()
+        }
+        None => std::future::pending().await,
+    }
+}
+
+fn storage_unavailable() -> ErrorBody {
+    ErrorBody {
+        code: ErrorCode::StorageUnavailable,
+        message: "the game is waiting for its storage; nothing was changed, try again when it is back".into(),
+    }
+}
+
 struct Actor {
     room: Room,
+    /// The store's health, watched to pause the game while it is out.
+    health: Option<watch::Receiver<bool>>,
+    /// Set while the store is out.
+    outage: Option<Outage>,
     conns: HashMap<u64, Conn>,
     rx: mpsc::Receiver<Msg>,
     ctx: RoomContext,
@@ -399,8 +450,12 @@ struct Actor {
 }
 
 impl Actor {
+    /// Game time: it stands still while the store is out.
     fn now(&self) -> u64 {
-        self.base_ms + self.epoch.elapsed().as_millis() as u64
+        match &self.outage {
+            Some(o) => o.frozen_at,
+            None => self.base_ms + self.epoch.elapsed().as_millis() as u64,
+        }
     }
 
     fn instant_of(&self, game_ms: u64) -> Instant {
@@ -414,16 +469,32 @@ impl Actor {
         loop {
             // A finished game nobody watches leaves memory after a while; the
             // record is in the store and a later visitor restores it.
-            let idle = self.room.phase == protocol::Phase::Finished && self.conns.is_empty();
-            self.schedule_bot();
-            let wake = self.room.next_wakeup().map(|ms| self.instant_of(ms));
+            let idle = self.room.phase == protocol::Phase::Finished && self.conns.is_empty() && self.outage.is_none();
+            // No timer falls and no bot starts thinking while the store is
+            // out: game time stands still.
+            if self.outage.is_none() {
+                self.schedule_bot();
+            }
+            let wake = match self.outage {
+                None => self.room.next_wakeup().map(|ms| self.instant_of(ms)),
+                Some(_) => None,
+            };
             let thinking = self.thinking.as_mut().map(|t| &mut t.task);
             let has_thinking = thinking.is_some();
             let ok = tokio::select! {
                 _ = self.ctx.shutdown.cancelled() => break,
                 _ = tokio::time::sleep(FINISHED_IDLE), if idle => break,
+                up = health_changed(&mut self.health) => {
+                    if up {
+                        self.recover().await
+                    } else {
+                        let now = self.now();
+                        self.enter_outage(now);
+                        true
+                    }
+                }
                 msg = self.rx.recv() => match msg {
-                    Some(msg) => self.handle(msg).await,
+                    Some(msg) => self.dispatch(msg).await,
                     None => break,
                 },
                 _ = tokio::time::sleep_until(wake.unwrap_or_else(Instant::now)), if wake.is_some() => {
@@ -482,6 +553,117 @@ impl Actor {
         );
     }
 
+    /// The store went away: game time stops at `frozen_at` and every
+    /// connection is told. Nothing is acknowledged until it is back.
+    fn enter_outage(&mut self, frozen_at: u64) {
+        if self.outage.is_some() {
+            return;
+        }
+        tracing::warn!(game = %self.room.id, "waiting for the store");
+        self.outage = Some(Outage {
+            frozen_at,
+            pending: Vec::new(),
+            deferred: VecDeque::new(),
+        });
+        let msg = encode(&ServerMsg::Storage { waiting: true });
+        for c in self.conns.values() {
+            let _ = c.outbox.send(msg.clone());
+        }
+    }
+
+    /// The store answers again: commit what waited, restart game time where
+    /// it stood, send what was decided, then handle what was deferred.
+    async fn recover(&mut self) -> bool {
+        let Some(mut o) = self.outage.take() else { return true };
+        if !o.pending.is_empty() {
+            let ops: Vec<Op> = o.pending.iter().flat_map(|s| s.ops.iter().cloned()).collect();
+            match self.ctx.store.commit(&self.room.id, self.room.v(), &ops).await {
+                Ok(()) => {}
+                Err(e) if e.is_outage() => {
+                    // Still out: wait for the next sign of life.
+                    self.outage = Some(o);
+                    return true;
+                }
+                Err(e) => {
+                    tracing::error!(game = %self.room.id, error = %e, "store commit failed after an outage; closing the room");
+                    return false;
+                }
+            }
+        }
+        self.base_ms = o.frozen_at;
+        self.epoch = Instant::now();
+        tracing::info!(game = %self.room.id, steps = o.pending.len(), "the store is back");
+        let msg = encode(&ServerMsg::Storage { waiting: false });
+        for c in self.conns.values() {
+            let _ = c.outbox.send(msg.clone());
+        }
+        for step in std::mem::take(&mut o.pending) {
+            if !self.sent(step, None).await {
+                return false;
+            }
+        }
+        while let Some(msg) = o.deferred.pop_front() {
+            if !Box::pin(self.dispatch(msg)).await {
+                return false;
+            }
+            if let Some(again) = &mut self.outage {
+                // Out again: the rest waits, in order.
+                again.deferred.extend(o.deferred.drain(..));
+                break;
+            }
+        }
+        true
+    }
+
+    /// Handles a message, or, while the store is out, refuses or defers it.
+    async fn dispatch(&mut self, msg: Msg) -> bool {
+        let Some(o) = &mut self.outage else {
+            return self.handle(msg).await;
+        };
+        match msg {
+            Msg::Act { conn, .. } | Msg::Chat { conn, .. } => {
+                self.send_error(conn, storage_unavailable());
+                true
+            }
+            Msg::Join { reply, .. } => {
+                let _ = reply.send(Err(storage_unavailable()));
+                true
+            }
+            // With nothing uncommitted, the state in memory is the stored one.
+            msg if o.pending.is_empty() => self.handle(msg).await,
+            Msg::Connect { outbox, reply, .. } if o.deferred.len() >= MAX_DEFERRED => {
+                drop(reply);
+                outbox.kick.cancel();
+                true
+            }
+            Msg::Snapshot { reply } if o.deferred.len() >= MAX_DEFERRED => {
+                drop(reply);
+                true
+            }
+            Msg::Connect {
+                conn,
+                player,
+                last_v,
+                outbox,
+                reply,
+            } => {
+                let _ = outbox.send(encode(&ServerMsg::Storage { waiting: true }));
+                o.deferred.push_back(Msg::Connect {
+                    conn,
+                    player,
+                    last_v,
+                    outbox,
+                    reply,
+                });
+                true
+            }
+            msg => {
+                o.deferred.push_back(msg);
+                true
+            }
+        }
+    }
+
     /// Handles one message; false when the room must stop.
     async fn handle(&mut self, msg: Msg) -> bool {
         match msg {
@@ -524,6 +706,9 @@ impl Actor {
                     return true;
                 }
                 self.conns.insert(conn, Conn { side, player, outbox });
+                if self.outage.is_some() {
+                    self.send_to(conn, &ServerMsg::Storage { waiting: true });
+                }
                 let _ = reply.send(Welcome { role, side });
                 let step = self.room.connected(side);
                 self.commit_and_send(step, None).await
@@ -707,13 +892,28 @@ impl Actor {
         self.commit_and_send(step, None).await
     }
 
-    /// Commits a step, then broadcasts it. A failed commit stops the room:
-    /// the store is the truth, and the room comes back from it on next use.
+    /// Commits a step, then broadcasts it. While the store is out (or when
+    /// this commit finds it out) the step waits, unsent, and game time stands
+    /// still from the moment the commit began. Any other failed commit stops
+    /// the room: the store is the truth, and the room comes back from it on
+    /// next use.
     async fn commit_and_send(&mut self, step: Step, received: Option<Instant>) -> bool {
         if step.is_empty() {
             return true;
         }
+        if let Some(o) = &mut self.outage {
+            o.pending.push(step);
+            return true;
+        }
+        let began = self.now();
         if let Err(e) = self.ctx.store.commit(&self.room.id, self.room.v(), &step.ops).await {
+            if e.is_outage() {
+                self.enter_outage(began);
+                if let Some(o) = &mut self.outage {
+                    o.pending.push(step);
+                }
+                return true;
+            }
             tracing::error!(game = %self.room.id, error = %e, "store commit failed; closing the room");
             let msg = encode(&ServerMsg::Error {
                 code: ErrorCode::Internal,
@@ -724,6 +924,11 @@ impl Actor {
             }
             return false;
         }
+        self.sent(step, received).await
+    }
+
+    /// After its commit: broadcasts a step and drops connections too slow for it.
+    async fn sent(&mut self, step: Step, received: Option<Instant>) -> bool {
         let slow = self.broadcast(&step.events);
         if step.moves > 0 {
             self.ctx

@@ -465,7 +465,8 @@ async fn seat(
                     c.fetch_add(1, Ordering::Relaxed);
                 }
                 ServerMsg::Ping { n } => {
-                    if ws.send(Message::text(json(&ClientMsg::Pong { n }))).await.is_err() {
+                    let pong = Message::text(json(&ClientMsg::Pong { n }));
+                    if ws.send(pong).await.is_err() {
                         continue 'connections;
                     }
                 }
@@ -747,8 +748,10 @@ async fn run(o: Options) -> Result<bool> {
     for s in slots {
         let _ = tokio::time::timeout(Duration::from_secs(10), s).await;
     }
-    current.end_wall = wall_ms();
+    // The last server keeps running while the records are read (moves the
+    // clients sent just before they stopped may still be landing).
     lives.push(current);
+    tokio::time::sleep(Duration::from_millis(500)).await;
 
     let mut stored_total = 0usize;
     let mut acked_total = 0usize;

@@ -35,6 +35,9 @@ pub struct Options {
     pub seed: u64,
     /// Pid of the server process, to report its memory and CPU.
     pub server_pid: Option<u32>,
+    /// Flooding connections: each watches a game of its own and sends
+    /// messages as fast as it can, reconnecting whenever it is cut off.
+    pub flooders: usize,
 }
 
 /// Counters shared by all games.
@@ -44,6 +47,8 @@ struct Totals {
     games_finished: AtomicU64,
     errors: AtomicU64,
     connections: AtomicU64,
+    flood_sent: AtomicU64,
+    flood_cutoffs: AtomicU64,
 }
 
 /// The measured numbers.
@@ -65,6 +70,8 @@ pub struct Report {
     pub server_rss_kib: Option<u64>,
     /// Server CPU seconds used during the window (with `server_pid`).
     pub server_cpu_s: Option<f64>,
+    /// Flooders: messages sent and times cut off (with the close reasons seen).
+    pub flood: Option<(u64, u64, Vec<String>)>,
 }
 
 impl std::fmt::Display for Report {
@@ -86,6 +93,10 @@ impl std::fmt::Display for Report {
         }
         if let Some(cpu) = self.server_cpu_s {
             writeln!(f, "server_cpu_pct   {:.0}", 100.0 * cpu / secs)?;
+        }
+        if let Some((sent, cut, reasons)) = &self.flood {
+            writeln!(f, "flood_sent       {sent}")?;
+            writeln!(f, "flood_cutoffs    {cut} ({})", reasons.join("; "))?;
         }
         Ok(())
     }
@@ -131,6 +142,26 @@ pub async fn run(opts: Options) -> Result<Report> {
         }
     }
     drop(lat_tx);
+    let reasons = Arc::new(std::sync::Mutex::new(std::collections::BTreeSet::new()));
+    for _ in 0..opts.flooders {
+        let (http, url, totals, stop, reasons) = (
+            http.clone(),
+            opts.url.clone(),
+            totals.clone(),
+            stop.clone(),
+            reasons.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            while !stop.is_cancelled() {
+                if let Err(e) = flood(&http, &url, &totals, &stop, &reasons).await
+                    && !stop.is_cancelled()
+                {
+                    eprintln!("loadgen: flooder: {e:#}");
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            }
+        }));
+    }
     // Let every game start before measuring.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let cpu_before = opts.server_pid.and_then(cpu_seconds);
@@ -179,7 +210,80 @@ pub async fn run(opts: Options) -> Result<Report> {
         connections,
         server_rss_kib,
         server_cpu_s,
+        flood: (opts.flooders > 0).then(|| {
+            (
+                totals.flood_sent.load(Ordering::Relaxed),
+                totals.flood_cutoffs.load(Ordering::Relaxed),
+                reasons.lock().unwrap().iter().cloned().collect(),
+            )
+        }),
     })
+}
+
+/// One flooding client: a guest opens a game of its own, watches it and
+/// sends pings as fast as the socket takes them, reading nothing but the
+/// close; cut off, it starts over.
+async fn flood(
+    http: &reqwest::Client,
+    url: &str,
+    totals: &Totals,
+    stop: &tokio_util::sync::CancellationToken,
+    reasons: &std::sync::Mutex<std::collections::BTreeSet<String>>,
+) -> Result<()> {
+    let base = url.trim_end_matches('/');
+    let s: Session = post(http, &format!("{base}/api/sessions"), None, &serde_json::json!({})).await?;
+    let snap: Snapshot = post(
+        http,
+        &format!("{base}/api/games"),
+        Some(&s.token),
+        &serde_json::json!({}),
+    )
+    .await?;
+    let ws_url = format!("{}/api/games/{}/ws", base.replacen("http", "ws", 1), snap.id);
+    while !stop.is_cancelled() {
+        let (ws, _) = tokio_tungstenite::connect_async(ws_url.as_str())
+            .await
+            .context("connect")?;
+        let (mut w, mut r) = ws.split();
+        let hello = ClientMsg::Hello {
+            protocol: PROTOCOL_VERSION,
+            token: None,
+            v: None,
+        };
+        w.send(Message::text(serde_json::to_string(&hello)?)).await?;
+        let closed = tokio::spawn(async move {
+            while let Some(Ok(m)) = r.next().await {
+                if let Message::Close(c) = m {
+                    return c.map(|c| format!("{} {}", u16::from(c.code), c.reason));
+                }
+            }
+            None
+        });
+        let mut n = 0u64;
+        loop {
+            if closed.is_finished() || stop.is_cancelled() {
+                break;
+            }
+            n += 1;
+            let ping = Message::text(serde_json::to_string(&ClientMsg::Ping { n })?);
+            if w.send(ping).await.is_err() {
+                break;
+            }
+            totals.flood_sent.fetch_add(1, Ordering::Relaxed);
+            if n % 64 == 0 {
+                tokio::task::yield_now().await;
+            }
+        }
+        if stop.is_cancelled() {
+            closed.abort();
+            return Ok(());
+        }
+        if let Ok(Some(reason)) = closed.await {
+            totals.flood_cutoffs.fetch_add(1, Ordering::Relaxed);
+            reasons.lock().unwrap().insert(reason);
+        }
+    }
+    Ok(())
 }
 
 fn next(rng: &mut u64) -> u64 {
@@ -396,11 +500,15 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
 }
 
 const USAGE: &str = "usage: loadgen --url URL [--games N] [--seconds S] [--think-ms MS] [--seed N] [--server-pid PID]
+               [--flooders N]
 
 Plays N concurrent games (3 WebSocket clients each) of random legal moves
 against a running server and prints moves/s, the latency from sending a move
 to every seat receiving it (p50/p99/p999/max), connections held, and the
-server's memory and CPU when --server-pid is given.";
+server's memory and CPU when --server-pid is given. --flooders N adds N
+connections that send messages as fast as they can (each watching a game of
+its own), to measure what flooding does to the other games; it reports how
+often they were cut off and the close reasons.";
 
 fn parse_args() -> Result<Options> {
     let mut opts = Options {
@@ -410,6 +518,7 @@ fn parse_args() -> Result<Options> {
         think_ms: 0,
         seed: 1,
         server_pid: None,
+        flooders: 0,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -421,6 +530,7 @@ fn parse_args() -> Result<Options> {
             "--think-ms" => opts.think_ms = val()?.parse()?,
             "--seed" => opts.seed = val()?.parse()?,
             "--server-pid" => opts.server_pid = Some(val()?.parse()?),
+            "--flooders" => opts.flooders = val()?.parse()?,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);

@@ -234,6 +234,20 @@ export function mountGame(root, id, { seat } = {}) {
       case 'ping':
         send({ type: 'pong', n: msg.n });
         break;
+      case 'storage':
+        // The server's store is out: nothing is acknowledged and every clock
+        // stands still until it is back; the clocks shown stand still too.
+        if (msg.waiting && !st.storageFrozenAt) {
+          st.storageFrozenAt = performance.now();
+          gameEl.dataset.storage = 'waiting';
+          banner(t('storageWaiting'), 'warn');
+        } else if (!msg.waiting && st.storageFrozenAt) {
+          if (st.clockAt) st.clockAt += performance.now() - st.storageFrozenAt;
+          st.storageFrozenAt = null;
+          delete gameEl.dataset.storage;
+          banner(t('storageBack'), 'ok', 3000);
+        }
+        break;
       default:
         break;
     }
@@ -456,7 +470,7 @@ export function mountGame(root, id, { seat } = {}) {
         clockEls[side] = { time, extra, off };
       }
     }
-    const elapsed = performance.now() - st.clockAt;
+    const elapsed = Math.max(0, (st.storageFrozenAt || performance.now()) - st.clockAt);
     const tc = g.settings.time_control;
     SIDES.forEach((side, idx) => {
       const c = s.clocks[idx];

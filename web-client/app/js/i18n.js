@@ -142,6 +142,8 @@ const en = {
   notFound: 'No such game.',
   name: 'Name',
   restored: 'The server restarted; the game was restored (clocks were paused).',
+  storageWaiting: 'The game is waiting for the server’s storage; clocks are paused and moves wait.',
+  storageBack: 'Storage is back; play goes on.',
   presenceOn: '{side} is back.',
   presenceOff: '{side} disconnected.',
 };
@@ -287,6 +289,8 @@ const zh = {
   notFound: '没有这个对局。',
   name: '名字',
   restored: '服务器已重启，对局已恢复（期间停钟）。',
+  storageWaiting: '对局正在等待服务器存储恢复；期间停钟，着法暂不生效。',
+  storageBack: '存储已恢复，对局继续。',
   presenceOn: '{side}已回来。',
   presenceOff: '{side}掉线了。',
 };
