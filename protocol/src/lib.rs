@@ -15,6 +15,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub mod tournament;
+
 /// The protocol version. A client says which one it speaks in `hello`; the
 /// server refuses any other with `unsupported_protocol`.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -376,6 +378,9 @@ pub struct Status {
     /// The pending draw offer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_offer: Option<PendingOffer>,
+    /// An arbiter stopped the clocks; moves wait until they run again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paused: bool,
 }
 
 /// Why a side left the game.
@@ -484,6 +489,10 @@ pub enum Ending {
         /// Who left.
         by: Side,
     },
+    /// A tournament arbiter decided the outcomes (`outcomes`) of an unfinished game.
+    Adjudicated,
+    /// A tournament arbiter aborted the game: no result (the table plays a new game).
+    Annulled,
 }
 
 /// A side's result.
@@ -701,6 +710,18 @@ pub enum GameEvent {
     /// The server restarted and restored the game; clocks were paused meanwhile.
     Restored {
         /// The state of play.
+        status: Status,
+    },
+    /// A tournament arbiter acted on the game (adjudicate and abort are
+    /// followed by `finished`).
+    Arbiter {
+        /// The arbiter's name.
+        by: String,
+        /// What.
+        action: tournament::ArbiterAction,
+        /// Why.
+        reason: String,
+        /// The state of play after it.
         status: Status,
     },
 }
@@ -935,6 +956,10 @@ pub enum ErrorCode {
     ShuttingDown,
     /// The store does not answer; try again when `storage` says it is back.
     StorageUnavailable,
+    /// An arbiter paused the clocks.
+    Paused,
+    /// The tournament is not in a state that allows this.
+    TournamentState,
 }
 
 impl ErrorCode {

@@ -31,7 +31,13 @@ impl ApiError {
             C::Unauthorized | C::BadCredentials => StatusCode::UNAUTHORIZED,
             C::Forbidden | C::NotAPlayer | C::ChatDisabled => StatusCode::FORBIDDEN,
             C::NotFound => StatusCode::NOT_FOUND,
-            C::SeatTaken | C::AlreadySeated | C::UsernameTaken | C::NotOpen | C::GameOver => StatusCode::CONFLICT,
+            C::SeatTaken
+            | C::AlreadySeated
+            | C::UsernameTaken
+            | C::NotOpen
+            | C::GameOver
+            | C::Paused
+            | C::TournamentState => StatusCode::CONFLICT,
             C::TooManyGames | C::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             C::ShuttingDown | C::StorageUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             C::Internal => StatusCode::INTERNAL_SERVER_ERROR,

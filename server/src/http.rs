@@ -21,7 +21,7 @@ use crate::room::core::Room;
 use crate::store::{Player, StoreError, TokenLookup};
 
 /// The longest grace period a game may ask for.
-const MAX_GRACE_MS: u64 = 24 * 3600 * 1000;
+pub(crate) const MAX_GRACE_MS: u64 = 24 * 3600 * 1000;
 
 /// The router of the whole server.
 pub fn app(state: AppState) -> Router {
@@ -39,6 +39,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/bots", post(add_bot))
         .route("/api/games/{id}/record", get(game_record))
         .route("/api/games/{id}/ws", get(crate::ws::upgrade))
+        .merge(crate::tournament::api::routes())
         .fallback(crate::web::serve)
         .layer(DefaultBodyLimit::max(16 * 1024))
         .layer(tower_http::trace::TraceLayer::new_for_http())
@@ -52,14 +53,14 @@ pub fn random_hex(n: usize) -> String {
 }
 
 /// A game id: 12 characters of a 32-letter alphabet (60 bits).
-fn game_id() -> String {
+pub(crate) fn game_id() -> String {
     const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
     (0..12)
         .map(|_| ALPHABET[rand::random_range(0..ALPHABET.len())] as char)
         .collect()
 }
 
-fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+pub(crate) fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
     b.map(|Json(t)| t)
         .map_err(|e| ApiError::new(ErrorCode::BadRequest, e.body_text()))
 }
@@ -227,7 +228,7 @@ async fn me(Authed(p): Authed) -> Json<serde_json::Value> {
 }
 
 /// Bounds that keep every clock sum far from overflow (and games finite).
-fn check_time_control(tc: &protocol::TimeControl) -> Result<(), ApiError> {
+pub(crate) fn check_time_control(tc: &protocol::TimeControl) -> Result<(), ApiError> {
     const DAY: u64 = 24 * 3600 * 1000;
     let bad = |m: &str| Err(ApiError::new(ErrorCode::BadRequest, m));
     if tc.base_ms > 7 * DAY {

@@ -10,6 +10,7 @@ pub mod http;
 pub mod metrics;
 pub mod room;
 pub mod store;
+pub mod tournament;
 pub mod web;
 pub mod ws;
 

@@ -152,6 +152,27 @@ pub struct EventRow {
     pub clocks: Option<([u64; 3], [u32; 3])>,
 }
 
+/// An arbiter's action on a game, as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArbiterRow {
+    /// The version of its event.
+    pub v: u64,
+    /// Engine events accepted before it.
+    pub after_seq: u64,
+    /// Game time, ms.
+    pub at_ms: u64,
+    /// Wall time, ms since the epoch.
+    pub wall_ms: i64,
+    /// Who (player id).
+    pub by: String,
+    /// Who (name).
+    pub by_name: String,
+    /// Why.
+    pub reason: String,
+    /// What.
+    pub action: protocol::tournament::ArbiterAction,
+}
+
 /// A write of the room, committed together with the others of one command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -183,6 +204,8 @@ pub enum Op {
         /// Wall time.
         wall_ms: i64,
     },
+    /// An arbiter acted.
+    Arbiter(ArbiterRow),
     /// The game changes phase (with its result when it finishes).
     Phase {
         /// The new phase.
@@ -211,12 +234,16 @@ pub struct StoredGame {
     pub events: Vec<EventRow>,
     /// The last version handed out.
     pub v: u64,
+    /// Arbiter actions in order.
+    pub arbiter: Vec<ArbiterRow>,
+    /// The stored result (an arbiter's verdict is only found here).
+    pub result: Option<GameResult>,
 }
 
 /// The store: a pool, the SQL, and the group-commit writer.
 #[derive(Clone, Debug)]
 pub struct Store {
-    pool: AnyPool,
+    pub(crate) pool: AnyPool,
     metrics: Metrics,
     /// Rooms' writes go through the group commit when it runs.
     writer: Option<mpsc::Sender<Pending>>,
@@ -501,10 +528,14 @@ impl Store {
 
     /// Unfinished games created by a player.
     pub async fn active_games_created_by(&self, player: &str) -> Result<i64, StoreError> {
-        let row = sqlx::query("SELECT COUNT(*) AS n FROM games WHERE created_by = $1 AND phase <> 'finished'")
-            .bind(player)
-            .fetch_one(&self.pool)
-            .await?;
+        // Tournament games are the organizer's duty, not its own games.
+        let row = sqlx::query(
+            "SELECT COUNT(*) AS n FROM games WHERE created_by = $1 AND phase <> 'finished' \
+             AND id NOT IN (SELECT game_id FROM tournament_games)",
+        )
+        .bind(player)
+        .fetch_one(&self.pool)
+        .await?;
         Ok(row.try_get::<i64, _>("n")?)
     }
 
@@ -619,7 +650,7 @@ impl Store {
         Ok(())
     }
 
-    async fn write(conn: &mut AnyConnection, game: &str, v: u64, op: &Op) -> Result<(), StoreError> {
+    pub(crate) async fn write(conn: &mut AnyConnection, game: &str, v: u64, op: &Op) -> Result<(), StoreError> {
         match op {
             Op::Seat {
                 side,
@@ -685,6 +716,22 @@ impl Store {
                 .bind(name.as_str())
                 .bind(text.as_str())
                 .bind(*wall_ms)
+                .execute(conn)
+                .await?;
+            }
+            Op::Arbiter(a) => {
+                sqlx::query(
+                    "INSERT INTO arbiter_actions (game_id, v, after_seq, at_ms, wall_ms, by_player, reason, action) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                )
+                .bind(game)
+                .bind(a.v as i64)
+                .bind(a.after_seq as i64)
+                .bind(a.at_ms as i64)
+                .bind(a.wall_ms)
+                .bind(a.by.as_str())
+                .bind(a.reason.as_str())
+                .bind(json(&a.action))
                 .execute(conn)
                 .await?;
             }
@@ -766,7 +813,7 @@ impl Store {
     pub async fn load_game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         // The last version handed out: the largest recorded by any committed row.
         let Some(r) = sqlx::query(
-            "SELECT phase, settings, initial_position, v, \
+            "SELECT phase, settings, initial_position, v, result, \
              (SELECT MAX(v_last) FROM events WHERE game_id = $1) AS ev, \
              (SELECT MAX(v) FROM chat WHERE game_id = $1) AS cv \
              FROM games WHERE id = $1",
@@ -778,7 +825,10 @@ impl Store {
             return Ok(None);
         };
         let phase: String = r.try_get("phase")?;
+        let result: Option<String> = r.try_get("result")?;
         Ok(Some(StoredGame {
+            arbiter: self.arbiter_actions(id).await?,
+            result: result.map(|r| from_json(&r)).transpose()?,
             id: id.to_owned(),
             phase: Phase::parse(&phase).ok_or_else(|| StoreError::Corrupt(format!("phase {phase:?}")))?,
             settings: from_json(&r.try_get::<String, _>("settings")?)?,
@@ -795,6 +845,31 @@ impl Store {
             .max()
             .unwrap_or(0) as u64,
         }))
+    }
+
+    /// A game's arbiter actions in order.
+    pub async fn arbiter_actions(&self, game: &str) -> Result<Vec<ArbiterRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT a.v, a.after_seq, a.at_ms, a.wall_ms, a.by_player, p.name, a.reason, a.action \
+             FROM arbiter_actions a JOIN players p ON p.id = a.by_player WHERE a.game_id = $1 ORDER BY a.v",
+        )
+        .bind(game)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(ArbiterRow {
+                    v: r.try_get::<i64, _>("v")? as u64,
+                    after_seq: r.try_get::<i64, _>("after_seq")? as u64,
+                    at_ms: r.try_get::<i64, _>("at_ms")? as u64,
+                    wall_ms: r.try_get("wall_ms")?,
+                    by: r.try_get("by_player")?,
+                    by_name: r.try_get("name")?,
+                    reason: r.try_get("reason")?,
+                    action: from_json(&r.try_get::<String, _>("action")?)?,
+                })
+            })
+            .collect()
     }
 
     /// Ids of the games not finished (restored at start).

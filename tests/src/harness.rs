@@ -226,6 +226,31 @@ impl Api {
         (r.status().as_u16(), r.text().await.unwrap_or_default())
     }
 
+    /// An account session (a random username).
+    pub async fn account(&self) -> Session {
+        let name = format!("org-{}", hex_random(4));
+        self.post(
+            "/api/accounts",
+            None,
+            &serde_json::json!({ "username": name, "password": "correct horse battery" }),
+        )
+        .await
+        .expect("account")
+    }
+
+    /// `GET` JSON with a token.
+    pub async fn get_as<T: serde::de::DeserializeOwned>(&self, path: &str, token: &str) -> Result<T, ApiFailure> {
+        Self::answer(
+            self.http
+                .get(format!("{}{path}", self.base))
+                .bearer_auth(token)
+                .send()
+                .await
+                .expect("http"),
+        )
+        .await
+    }
+
     /// A guest session.
     pub async fn guest(&self) -> Session {
         self.post("/api/sessions", None, &serde_json::json!({}))
@@ -379,7 +404,8 @@ impl Client {
                             GameEvent::Started { status }
                             | GameEvent::Moved { status, .. }
                             | GameEvent::State { status }
-                            | GameEvent::Restored { status } => self.status = Some(status.clone()),
+                            | GameEvent::Restored { status }
+                            | GameEvent::Arbiter { status, .. } => self.status = Some(status.clone()),
                             _ => {}
                         }
                         self.events.push((*v, (**e).clone()));

@@ -12,13 +12,14 @@ use std::collections::{HashMap, VecDeque};
 
 use engine::clock::{Clocks, TimeControl};
 use engine::{Action, Effect, Event, Game, GameError, format_position, parse_move, parse_position};
+use protocol::tournament::ArbiterAction;
 use protocol::{
-    Channel, Counters, ErrorBody, ErrorCode, GameEvent, GameResult, GameSettings, MAX_CHAT_CHARS, PendingOffer, Phase,
-    Request, SeatInfo, ServerMsg, Side, Snapshot, Status,
+    Channel, Counters, Ending, ErrorBody, ErrorCode, GameEvent, GameResult, GameSettings, MAX_CHAT_CHARS, Outcome,
+    PendingOffer, Phase, Request, SeatInfo, ServerMsg, Side, Snapshot, Status,
 };
 
 use super::bots;
-use crate::store::{EventRow, Op, Player, StoredGame};
+use crate::store::{ArbiterRow, EventRow, Op, Player, StoredGame};
 
 /// Events kept in memory for reconnecting clients; older ones cost a snapshot.
 /// A move event carries the legal moves (a few KB), so this bounds a room's
@@ -34,6 +35,10 @@ pub const LAG_QUOTA_GAIN: u64 = 100;
 pub const CHAT_BURST: u32 = 5;
 /// Chat refill period, ms.
 pub const CHAT_REFILL_MS: u64 = 2_000;
+/// The most time an arbiter adds at once, ms.
+pub const MAX_ADD_TIME_MS: u64 = 3_600_000;
+/// The longest reason an arbiter gives, characters.
+pub const MAX_REASON_CHARS: usize = 500;
 
 /// Who may see an event.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -157,6 +162,11 @@ pub struct Room {
     chat: HashMap<String, Bucket>,
     /// How many events to keep for reconnecting clients.
     log_keep: usize,
+    /// An arbiter stopped the clocks.
+    paused: bool,
+    /// The result an arbiter decided (adjudication or abort); the engine's
+    /// game stays as it was.
+    verdict: Option<GameResult>,
 }
 
 fn tc(settings: &GameSettings) -> TimeControl {
@@ -222,6 +232,8 @@ impl Room {
             lag_seen: [0; 3],
             chat: HashMap::new(),
             log_keep: LOG_KEEP,
+            paused: false,
+            verdict: None,
         }
     }
 
@@ -258,7 +270,37 @@ impl Room {
         }
         let game = Game::replay(initial, engine::game::Limits::default(), &events)
             .map_err(|(i, e)| format!("event {i} does not replay: {e}"))?;
-        let now = stored.events.last().map_or(0, |e| e.at_ms);
+        // Arbiter actions: time added since the last move's stored clocks,
+        // and whether the clocks stand paused.
+        let after_last_move = stored
+            .events
+            .iter()
+            .rposition(|e| e.clocks.is_some())
+            .map_or(0, |i| i + 1);
+        let mut paused = false;
+        for a in &stored.arbiter {
+            match a.action {
+                ArbiterAction::AddTime { side, ms } if a.after_seq as usize >= after_last_move => {
+                    clocks.add_time(side.into(), ms);
+                }
+                ArbiterAction::Pause => paused = true,
+                ArbiterAction::Resume => paused = false,
+                _ => {}
+            }
+        }
+        let verdict = if stored.phase == Phase::Finished && !game.is_finished() {
+            stored.result.clone()
+        } else {
+            None
+        };
+        let now = stored
+            .events
+            .last()
+            .map(|e| e.at_ms)
+            .into_iter()
+            .chain(stored.arbiter.iter().map(|a| a.at_ms))
+            .max()
+            .unwrap_or(0);
         let mut room = Room {
             id: stored.id,
             settings: stored.settings,
@@ -275,13 +317,19 @@ impl Room {
             lag_seen: [0; 3],
             chat: HashMap::new(),
             log_keep: LOG_KEEP,
+            paused,
+            verdict,
         };
         let mut step = Step::default();
         if room.phase == Phase::Live && !room.game.is_finished() {
             room.clocks.start_turn(room.game.position().turn(), now);
-            for s in room.game.position().live().iter() {
-                if room.bot_at(s.into()).is_none() {
-                    room.absent_deadline[s.index()] = Some(now + room.settings.grace_ms);
+            if room.paused {
+                room.clocks.pause(now);
+            } else {
+                for s in room.game.position().live().iter() {
+                    if room.bot_at(s.into()).is_none() {
+                        room.absent_deadline[s.index()] = Some(now + room.settings.grace_ms);
+                    }
                 }
             }
             let status = room.status(now);
@@ -324,7 +372,7 @@ impl Room {
     /// The state of play at `now`.
     pub fn status(&self, now: u64) -> Status {
         let pos = self.game.position();
-        let playing = self.phase == Phase::Live && !self.game.is_finished();
+        let playing = self.phase == Phase::Live && !self.game.is_finished() && !self.paused;
         Status {
             position: format_position(pos),
             turn: pos.turn().into(),
@@ -342,7 +390,20 @@ impl Room {
                 by: by.into(),
                 waiting: protocol::sides(waiting),
             }),
+            paused: self.paused,
         }
+    }
+
+    /// The result: the engine's, or the arbiter's verdict.
+    pub fn result(&self) -> Option<GameResult> {
+        self.verdict
+            .clone()
+            .or_else(|| self.game.result().map(GameResult::from))
+    }
+
+    /// Whether an arbiter paused the clocks.
+    pub fn is_paused(&self) -> bool {
+        self.paused
     }
 
     fn seat_info(&self, side: Side) -> Option<SeatInfo> {
@@ -360,7 +421,7 @@ impl Room {
     /// answer to a pending draw offer first (in seat order), then the move of
     /// the side to move. `None` unless the game is live.
     pub fn bot_job(&self, now: u64) -> Option<bots::Job> {
-        if self.phase != Phase::Live || self.game.is_finished() {
+        if self.phase != Phase::Live || self.game.is_finished() || self.paused {
             return None;
         }
         let epoch = self.game.events().len();
@@ -407,7 +468,7 @@ impl Room {
             moves: self.moves.iter().map(|(_, m)| m.clone()).collect(),
             departures: self.game.departures().iter().map(|&d| d.into()).collect(),
             limits: self.game.limits().into(),
-            result: self.game.result().map(GameResult::from),
+            result: self.result(),
         }
     }
 
@@ -429,7 +490,7 @@ impl Room {
 
     /// When the room must look at the time again (a flag or the end of a grace period).
     pub fn next_wakeup(&self) -> Option<u64> {
-        if self.phase != Phase::Live {
+        if self.phase != Phase::Live || self.paused {
             return None;
         }
         let flag = self.clocks.deadline().map(|(side, at)| {
@@ -565,6 +626,12 @@ impl Room {
             Phase::Open => return Err(err(ErrorCode::NotStarted, "the game has not started")),
             Phase::Finished => return Err(err(ErrorCode::GameOver, "the game is over")),
             Phase::Live => {}
+        }
+        if self.paused {
+            return Err(err(
+                ErrorCode::Paused,
+                "an arbiter paused the clocks; wait until they run again",
+            ));
         }
         let es: engine::Side = side.into();
         if !self.game.position().live().contains(es) {
@@ -762,7 +829,7 @@ impl Room {
     /// Looks at the time: flags and abandonments due by `now`.
     pub fn tick(&mut self, now: u64, wall_ms: i64) -> Step {
         let mut step = Step::default();
-        while self.phase == Phase::Live {
+        while self.phase == Phase::Live && !self.paused {
             if let Some((side, _)) = self.clocks.deadline() {
                 let allowance = self.lag_allowance(side.into());
                 if self.clocks.flagged(now.saturating_sub(allowance)) == Some(side) {
@@ -789,6 +856,136 @@ impl Room {
             }
         }
         step
+    }
+
+    /// A tournament arbiter acts on the game (the caller checked the right to).
+    /// Pause and resume stop and restart the clocks (and the abandonment
+    /// timers: an absent player gets a fresh grace period on resume); add
+    /// time gives a live side main time; adjudicate and abort end the game
+    /// with the arbiter's outcomes or with no result. Logged with who and why.
+    pub fn arbiter(
+        &mut self,
+        by: &Player,
+        action: ArbiterAction,
+        reason: &str,
+        now: u64,
+        wall_ms: i64,
+    ) -> Result<Step, ErrorBody> {
+        let reason = reason.trim();
+        if reason.is_empty() || reason.chars().count() > MAX_REASON_CHARS {
+            return Err(err(
+                ErrorCode::BadRequest,
+                format!("an arbiter's reason has 1 to {MAX_REASON_CHARS} characters"),
+            ));
+        }
+        if self.phase == Phase::Finished {
+            return Err(err(ErrorCode::GameOver, "the game is over"));
+        }
+        if self.phase == Phase::Open && action != ArbiterAction::Abort {
+            return Err(err(ErrorCode::NotStarted, "the game has not started"));
+        }
+        let live = self.game.position().live();
+        let mut verdict = None;
+        match action {
+            ArbiterAction::Pause => {
+                if self.paused {
+                    return Err(err(ErrorCode::Paused, "the clocks are already paused"));
+                }
+                self.clocks.pause(now);
+                self.paused = true;
+            }
+            ArbiterAction::Resume => {
+                if !self.paused {
+                    return Err(err(ErrorCode::BadRequest, "the clocks are not paused"));
+                }
+                self.clocks.resume(now);
+                self.paused = false;
+                for s in live.iter() {
+                    let i = s.index();
+                    self.absent_deadline[i] = (self.online[i] == 0).then_some(now + self.settings.grace_ms);
+                }
+            }
+            ArbiterAction::AddTime { side, ms } => {
+                if ms == 0 || ms > MAX_ADD_TIME_MS {
+                    return Err(err(ErrorCode::BadRequest, "ms is 1 to 3,600,000 (an hour)"));
+                }
+                if !live.contains(side.into()) {
+                    return Err(err(ErrorCode::NotLive, format!("{side} is no longer in the game")));
+                }
+                self.clocks.add_time(side.into(), ms);
+            }
+            ArbiterAction::Adjudicate { outcomes } => {
+                let wins = outcomes.iter().filter(|o| **o == Outcome::Win).count();
+                let draws = outcomes.iter().filter(|o| **o == Outcome::Draw).count();
+                if wins > 1 || (wins == 1 && draws > 0) || wins + draws == 0 {
+                    return Err(err(
+                        ErrorCode::BadRequest,
+                        "outcomes: one win and two losses, or draws for some and losses for the rest",
+                    ));
+                }
+                if let Some(s) = Side::ALL
+                    .into_iter()
+                    .find(|s| !live.contains((*s).into()) && outcomes[s.index()] != Outcome::Loss)
+                {
+                    return Err(err(
+                        ErrorCode::BadRequest,
+                        format!("{s} has left the game: its outcome is a loss"),
+                    ));
+                }
+                verdict = Some(GameResult {
+                    ending: Ending::Adjudicated,
+                    outcomes: outcomes.map(Some),
+                    eliminations: self.game.departures().iter().map(|&d| d.into()).collect(),
+                });
+            }
+            ArbiterAction::Abort => {
+                verdict = Some(GameResult {
+                    ending: Ending::Annulled,
+                    outcomes: [None; 3],
+                    eliminations: self.game.departures().iter().map(|&d| d.into()).collect(),
+                });
+            }
+        }
+        let mut step = Step::default();
+        step.ops.push(Op::Arbiter(ArbiterRow {
+            v: self.v + 1,
+            after_seq: self.game.events().len() as u64,
+            at_ms: now,
+            wall_ms,
+            by: by.id.clone(),
+            by_name: by.name.clone(),
+            reason: reason.to_owned(),
+            action,
+        }));
+        if verdict.is_some() {
+            if let Some(s) = self.clocks.running() {
+                self.clocks.remove(s);
+            }
+            self.absent_deadline = [None; 3];
+            self.paused = false;
+            self.phase = Phase::Finished;
+            self.verdict = verdict.clone();
+        }
+        let status = self.status(now);
+        self.push(
+            &mut step,
+            Audience::All,
+            GameEvent::Arbiter {
+                by: by.name.clone(),
+                action,
+                reason: reason.to_owned(),
+                status,
+            },
+        );
+        if let Some(result) = verdict {
+            step.ops.push(Op::Phase {
+                phase: Phase::Finished,
+                result: Some(result.clone()),
+                wall_ms,
+            });
+            self.push(&mut step, Audience::All, GameEvent::Finished { result });
+        }
+        Ok(step)
     }
 
     /// A chat line. `side`: the writer's seat in this game, if any.

@@ -99,6 +99,12 @@ enum Msg {
         side: Option<Side>,
         reply: oneshot::Sender<Result<Side, ErrorBody>>,
     },
+    Arbiter {
+        by: Player,
+        action: protocol::tournament::ArbiterAction,
+        reason: String,
+        reply: oneshot::Sender<Result<Snapshot, ErrorBody>>,
+    },
 }
 
 /// A handle to a room's task.
@@ -185,6 +191,26 @@ impl RoomHandle {
         let (reply, rx) = oneshot::channel();
         self.tx
             .send(Msg::AddBot { level, side, reply })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+
+    /// An arbiter's action (the caller checked the right to); the state after it.
+    pub async fn arbiter(
+        &self,
+        by: Player,
+        action: protocol::tournament::ArbiterAction,
+        reason: String,
+    ) -> Result<Snapshot, ErrorBody> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Msg::Arbiter {
+                by,
+                action,
+                reason,
+                reply,
+            })
             .await
             .map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
@@ -801,6 +827,27 @@ impl Actor {
                 let _ = reply.send(self.room.snapshot(self.now()));
                 true
             }
+            Msg::Arbiter {
+                by,
+                action,
+                reason,
+                reply,
+            } => match self.room.arbiter(&by, action, &reason, self.now(), wall_ms()) {
+                Ok(step) => {
+                    let ok = self.commit_and_send(step, None).await;
+                    tracing::info!(game = %self.room.id, by = %by.id, action = action.name(), %reason, "arbiter");
+                    let _ = reply.send(if ok {
+                        Ok(self.room.snapshot(self.now()))
+                    } else {
+                        Err(gone())
+                    });
+                    ok
+                }
+                Err(e) => {
+                    let _ = reply.send(Err(e));
+                    true
+                }
+            },
             Msg::AddBot { level, side, reply } => {
                 let id = format!("bot-{}", crate::http::random_hex(8));
                 match self.room.add_bot(id, level, side, self.now(), wall_ms()) {

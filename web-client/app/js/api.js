@@ -52,7 +52,28 @@ export function currentSession() {
   return session;
 }
 
+/** Signs in (or with `create`, creates the account) and keeps the new session. */
+export async function signIn(username, password, create) {
+  session = await request('POST', create ? '/api/accounts' : '/api/login', { username, password });
+  localStorage.setItem(TOKEN_KEY, JSON.stringify(session));
+  return session;
+}
+
+const tok = () => session && session.token;
+const tpath = (id) => `/api/tournaments/${encodeURIComponent(id)}`;
+
 export const api = {
+  tournaments: () => request('GET', '/api/tournaments'),
+  tournament: (id) => request('GET', tpath(id), undefined, tok()),
+  createTournament: (body) => request('POST', '/api/tournaments', body, tok()),
+  registerTournament: (code) => request('POST', '/api/tournaments/register', { code }, tok()),
+  checkIn: (id) => request('POST', `${tpath(id)}/check-in`, {}, tok()),
+  withdraw: (id) => request('POST', `${tpath(id)}/withdraw`, {}, tok()),
+  pairRound: (id) => request('POST', `${tpath(id)}/rounds`, {}, tok()),
+  rounds: (id) => request('GET', `${tpath(id)}/rounds`),
+  standings: (id) => request('GET', `${tpath(id)}/standings`),
+  arbiter: (id, game, action, reason) => request('POST', `${tpath(id)}/games/${encodeURIComponent(game)}/arbiter`, { action, reason }, tok()),
+  boards: () => request('GET', '/api/me/boards', undefined, tok()),
   listGames: (phase) => request('GET', `/api/games?phase=${encodeURIComponent(phase)}`),
   createGame: (body) => request('POST', '/api/games', body, session && session.token),
   joinGame: (id, side) => request('POST', `/api/games/${encodeURIComponent(id)}/join`, side ? { side } : {}, session && session.token),

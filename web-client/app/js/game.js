@@ -349,6 +349,10 @@ export function mountGame(root, id, { seat } = {}) {
         setStatus(ev.status);
         note('warn', t('restored'), 10000);
         break;
+      case 'arbiter':
+        setStatus(ev.status);
+        note('warn', t('arbiterNote', { by: ev.by, action: t(`arbiter_${ev.action.kind}`), reason: ev.reason }), 15000);
+        break;
       case 'finished':
         g.phase = 'finished';
         g.result = ev.result;
@@ -408,6 +412,7 @@ export function mountGame(root, id, { seat } = {}) {
     if (!g) return;
     const s = g.status;
     gameEl.dataset.phase = g.phase;
+    gameEl.dataset.paused = String(!!s.paused);
     gameEl.dataset.ply = String(s.ply);
     gameEl.dataset.turn = s.turn;
     gameEl.dataset.v = String(st.v);

@@ -6,6 +6,7 @@ import { api } from './api.js';
 import { SIDES } from './geometry.js';
 import { h, clear, tcLabel, seatName } from './ui.js';
 import { myGames, rememberCreated } from './game.js';
+import { boardsCard } from './tournament.js';
 
 export const PRESETS = {
   fischer: { base_ms: 600000, increment_ms: 5000 },
@@ -107,6 +108,7 @@ export function mountLobby(root, navigate) {
     }
   });
 
+  const boards = boardsCard(navigate);
   const mineEl = h('div', { id: 'my-games' });
   const mineCard = h('section', { class: 'card', hidden: true }, h('h2', {}, t('myGames')), mineEl);
   const openEl = h('div', { id: 'open-games' });
@@ -120,6 +122,7 @@ export function mountLobby(root, navigate) {
       h(
         'div',
         {},
+        boards.card,
         mineCard,
         h('section', { class: 'card' }, h('h2', {}, t('openGames')), openEl),
         h('section', { class: 'card' }, h('h2', {}, t('liveGames')), liveEl),
@@ -173,6 +176,7 @@ export function mountLobby(root, navigate) {
   async function refresh() {
     try {
       const [open, live, fin] = await Promise.all(['open', 'live', 'finished'].map((p) => api.listGames(p)));
+      await boards.refreshBoards();
       const mine = (await Promise.all(myGames().map((gid) => api.game(gid).catch(() => null)))).filter((g) => g && g.phase !== 'finished');
       if (destroyed) return;
       mineCard.hidden = !mine.length;

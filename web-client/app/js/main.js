@@ -1,12 +1,14 @@
-// The app: a hash router over the lobby (#/), a game (#/g/ID[?seat=W|B|Y|any])
-// and a replay (#/r/ID); the header's language and sound switches.
+// The app: a hash router over the lobby (#/), a game (#/g/ID[?seat=W|B|Y|any]),
+// a replay (#/r/ID) and tournaments (#/t, #/t/ID[?code=CODE]); the header's
+// language and sound switches.
 
 import { t, getLang, setLang } from './i18n.js';
-import { ensureSession } from './api.js';
+import { ensureSession, currentSession } from './api.js';
 import { isMuted, setMuted } from './sound.js';
 import { mountLobby } from './lobby.js';
 import { mountGame } from './game.js';
 import { mountReplay } from './replay.js';
+import { mountTournaments, mountTournament } from './tournament.js';
 import { banner } from './ui.js';
 
 const app = document.getElementById('app');
@@ -21,6 +23,7 @@ function header(session) {
   document.title = `${t('title')} · Sanguo`;
   document.getElementById('me').textContent = session ? session.name : '';
   document.getElementById('me').title = t('name');
+  document.getElementById('tournaments-link').textContent = t('tournaments');
   const lang = document.getElementById('lang-toggle');
   lang.textContent = getLang() === 'zh' ? 'English' : '中文';
   const snd = document.getElementById('sound-toggle');
@@ -33,7 +36,7 @@ let session = null;
 function route() {
   if (page) page.destroy();
   page = null;
-  header(session);
+  header(currentSession() || session);
   const hash = location.hash || '#/';
   const [path, query] = hash.slice(1).split('?');
   const params = new URLSearchParams(query || '');
@@ -45,6 +48,10 @@ function route() {
     if (seat) history.replaceState(null, '', `#/g/${parts[1]}`);
   } else if (parts[0] === 'r' && parts[1]) {
     page = mountReplay(app, parts[1]);
+  } else if (parts[0] === 't' && parts[1]) {
+    page = mountTournament(app, parts[1], navigate, { code: params.get('code') });
+  } else if (parts[0] === 't') {
+    page = mountTournaments(app, navigate);
   } else {
     page = mountLobby(app, navigate);
   }

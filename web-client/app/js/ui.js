@@ -69,6 +69,12 @@ export function describeResult(result, seats) {
     case 'aborted':
       head = t('result_aborted', { by: sideName(e.by) });
       break;
+    case 'adjudicated':
+      head = t('result_adjudicated');
+      break;
+    case 'annulled':
+      head = t('result_annulled');
+      break;
     default:
       head = JSON.stringify(e);
   }

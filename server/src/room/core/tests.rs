@@ -300,6 +300,8 @@ fn a_restored_room_continues_where_the_store_left_it() {
         .collect();
     let seats = Side::ALL.map(|s| Some(player(s.index())));
     let stored = StoredGame {
+        arbiter: Vec::new(),
+        result: None,
         id: "g".into(),
         phase: Phase::Live,
         settings: room.settings.clone(),
@@ -398,6 +400,8 @@ fn random_commands_keep_versions_and_restore_exactly() {
             assert_eq!(room.v(), v);
         }
         let stored = StoredGame {
+            arbiter: Vec::new(),
+            result: None,
             id: "g".into(),
             phase: room.phase,
             settings: room.settings.clone(),
@@ -476,4 +480,151 @@ fn bots_sit_always_present_and_are_asked_to_move_and_to_answer() {
     assert_eq!((job.side, job.task), (Side::Y, bots::Task::AnswerDraw));
     live.act(Side::Y, Act::AnswerDraw(false), 0, 600, 0).unwrap();
     assert_eq!(live.bot_job(600), None, "B, a person, has yet to answer; W is to move");
+}
+
+fn stored_from(room: &Room, ops: &[Op], phase: Phase, result: Option<GameResult>) -> StoredGame {
+    StoredGame {
+        arbiter: ops
+            .iter()
+            .filter_map(|o| match o {
+                Op::Arbiter(a) => Some(a.clone()),
+                _ => None,
+            })
+            .collect(),
+        result,
+        id: "g".into(),
+        phase,
+        settings: room.settings.clone(),
+        initial_position: format_position(room.game().initial_position()),
+        seats: Side::ALL.map(|s| Some(player(s.index()))),
+        events: ops
+            .iter()
+            .filter_map(|o| match o {
+                Op::Event(e) => Some(e.clone()),
+                _ => None,
+            })
+            .collect(),
+        v: room.v(),
+    }
+}
+
+#[test]
+fn an_arbiter_pauses_adds_time_and_resumes_and_a_restore_keeps_both() {
+    let (mut room, mut ops) = live_room(TimeControl::default());
+    let arbiter = player(9);
+    ops.extend(play(&mut room, 1_000, 0).ops);
+    // Bad input changes nothing.
+    let v = room.v();
+    assert_eq!(
+        room.arbiter(&arbiter, ArbiterAction::Pause, " ", 1_500, 0)
+            .unwrap_err()
+            .code,
+        ErrorCode::BadRequest
+    );
+    let too_much = ArbiterAction::AddTime {
+        side: Side::B,
+        ms: MAX_ADD_TIME_MS + 1,
+    };
+    assert_eq!(
+        room.arbiter(&arbiter, too_much, "why", 1_500, 0).unwrap_err().code,
+        ErrorCode::BadRequest
+    );
+    assert_eq!(
+        room.arbiter(&arbiter, ArbiterAction::Resume, "why", 1_500, 0)
+            .unwrap_err()
+            .code,
+        ErrorCode::BadRequest
+    );
+    assert_eq!(room.v(), v);
+
+    // B's clock runs from 1 000; paused at 3 000 it shows 2 s spent, however long the pause.
+    let step = room
+        .arbiter(&arbiter, ArbiterAction::Pause, "a phone rang", 3_000, 0)
+        .unwrap();
+    assert!(matches!(&step.ops[0], Op::Arbiter(a) if a.by == "p9" && a.reason == "a phone rang" && a.after_seq == 1));
+    ops.extend(step.ops);
+    let base = TimeControl::default().base_ms;
+    assert_eq!(room.status(60_000).clocks[1].remaining_ms, base - 2_000);
+    assert!(room.status(60_000).paused && room.status(60_000).legal_moves.is_empty());
+    assert_eq!(room.next_wakeup(), None, "no flag, no abandonment while paused");
+    assert!(room.tick(10_000_000, 0).is_empty());
+    let mv = first_legal(&room);
+    assert_eq!(
+        room.act(Side::B, Act::Move { ply: 1, mv }, 0, 60_000, 0)
+            .unwrap_err()
+            .code,
+        ErrorCode::Paused
+    );
+    assert_eq!(
+        room.act(Side::W, Act::Resign, 0, 60_000, 0).unwrap_err().code,
+        ErrorCode::Paused
+    );
+    let add = ArbiterAction::AddTime {
+        side: Side::Y,
+        ms: 30_000,
+    };
+    ops.extend(room.arbiter(&arbiter, add, "clock fault", 61_000, 0).unwrap().ops);
+    assert_eq!(room.status(61_000).clocks[2].remaining_ms, base + 30_000);
+
+    // Restored while paused: still paused, the added time kept.
+    let (restored, _, now) = Room::restore(stored_from(&room, &ops, Phase::Live, None)).unwrap();
+    assert_eq!(now, 61_000);
+    assert!(restored.is_paused());
+    assert_eq!(restored.status(70_000).clocks[2].remaining_ms, base + 30_000);
+    assert_eq!(restored.next_wakeup(), None);
+
+    ops.extend(
+        room.arbiter(&arbiter, ArbiterAction::Resume, "go on", 62_000, 0)
+            .unwrap()
+            .ops,
+    );
+    assert!(!room.is_paused());
+    assert_eq!(room.status(63_000).clocks[1].remaining_ms, base - 3_000);
+    // Moves again; the time added before the move is in its stored clocks, not added twice.
+    ops.extend(play(&mut room, 64_000, 0).ops);
+    let (restored, _, _) = Room::restore(stored_from(&room, &ops, Phase::Live, None)).unwrap();
+    assert!(!restored.is_paused());
+    assert_eq!(restored.status(64_000).clocks, room.status(64_000).clocks);
+}
+
+#[test]
+fn an_arbiter_adjudicates_or_aborts_and_the_verdict_is_restored() {
+    let (mut room, mut ops) = live_room(TimeControl::default());
+    let arbiter = player(9);
+    // A side that has left can only lose.
+    ops.extend(room.act(Side::Y, Act::Resign, 0, 10, 0).unwrap().ops);
+    ops.extend(room.act(Side::Y, Act::Resign, 0, 20, 0).unwrap().ops);
+    let draw_for_all = ArbiterAction::Adjudicate {
+        outcomes: [Outcome::Draw; 3],
+    };
+    assert_eq!(
+        room.arbiter(&arbiter, draw_for_all, "why", 30, 0).unwrap_err().code,
+        ErrorCode::BadRequest
+    );
+    let verdict = ArbiterAction::Adjudicate {
+        outcomes: [Outcome::Draw, Outcome::Draw, Outcome::Loss],
+    };
+    let step = room.arbiter(&arbiter, verdict, "the hall closes", 40, 0).unwrap();
+    assert!(matches!(step.events.last().unwrap().event, GameEvent::Finished { .. }));
+    ops.extend(step.ops);
+    assert_eq!(room.phase, Phase::Finished);
+    let result = room.result().unwrap();
+    assert_eq!(result.ending, Ending::Adjudicated);
+    assert_eq!(result.eliminations.len(), 1);
+    assert_eq!(
+        room.arbiter(&arbiter, ArbiterAction::Pause, "late", 50, 0)
+            .unwrap_err()
+            .code,
+        ErrorCode::GameOver
+    );
+    let (restored, step, _) = Room::restore(stored_from(&room, &ops, Phase::Finished, Some(result.clone()))).unwrap();
+    assert!(step.is_empty());
+    assert_eq!(restored.snapshot(0).result, Some(result));
+
+    let (mut other, _) = live_room(TimeControl::default());
+    other
+        .arbiter(&arbiter, ArbiterAction::Abort, "wrong set-up", 5, 0)
+        .unwrap();
+    assert_eq!(other.result().unwrap().ending, Ending::Annulled);
+    assert_eq!(other.result().unwrap().outcomes, [None; 3]);
 }

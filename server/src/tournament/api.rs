@@ -1,0 +1,291 @@
+//! The tournament routes (protocol/README.md, "Tournaments").
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use protocol::tournament::{
+    ArbiterAction, ArbiterEntry, ArbiterOutcome, ArbiterRequest, Board, CreateTournament, PairingSystem, Register,
+    Round, Standings, Tournament, TournamentStatus, Withdraw,
+};
+use protocol::{ErrorCode, GameRecord};
+
+use super::{Loaded, not_found, pair_next_round, repair_table, settings_of, standings_csv, state_error};
+use crate::AppState;
+use crate::error::ApiError;
+use crate::http::{Authed, body, random_hex};
+use crate::store::{StoreError, wall_ms};
+
+/// The tournament routes, merged into the server's router.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/tournaments", post(create).get(list))
+        .route("/api/tournaments/register", post(register))
+        .route("/api/tournaments/{id}", get(view))
+        .route("/api/tournaments/{id}/check-in", post(check_in))
+        .route("/api/tournaments/{id}/withdraw", post(withdraw))
+        .route("/api/tournaments/{id}/rounds", post(pair).get(rounds))
+        .route("/api/tournaments/{id}/rounds/{n}", get(round))
+        .route("/api/tournaments/{id}/standings", get(standings))
+        .route("/api/tournaments/{id}/standings.csv", get(standings_csv_route))
+        .route("/api/tournaments/{id}/games", get(records))
+        .route("/api/tournaments/{id}/log", get(log))
+        .route("/api/tournaments/{id}/games/{game}/arbiter", post(arbiter))
+        .route("/api/me/boards", get(boards))
+}
+
+/// The player of the request, if it sent a token (an unknown one is an error).
+#[derive(Debug)]
+pub struct MaybeAuthed(pub Option<crate::store::Player>);
+
+impl FromRequestParts<AppState> for MaybeAuthed {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        if parts.headers.get(header::AUTHORIZATION).is_none() {
+            return Ok(MaybeAuthed(None));
+        }
+        Authed::from_request_parts(parts, state)
+            .await
+            .map(|Authed(p)| MaybeAuthed(Some(p)))
+    }
+}
+
+/// A registration code: 8 characters of a 32-letter alphabet.
+fn code() -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+    (0..8)
+        .map(|_| ALPHABET[rand::random_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+async fn create(
+    State(s): State<AppState>,
+    Authed(p): Authed,
+    b: Result<Json<CreateTournament>, JsonRejection>,
+) -> Result<impl IntoResponse, ApiError> {
+    if !p.account {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            "organizers need an account (POST /api/accounts), not a guest session",
+        ));
+    }
+    let settings = settings_of(body(b)?, s.config.grace.as_millis() as u64, wall_ms())?;
+    let id = random_hex(6);
+    s.store.create_tournament(&id, &p.id, &code(), &settings).await?;
+    tracing::info!(tournament = %id, organizer = %p.id, "tournament created");
+    let l = Loaded::load(&s, &id).await?;
+    Ok((StatusCode::CREATED, Json(l.view(Some(&p.id)))))
+}
+
+async fn list(State(s): State<AppState>) -> Result<Json<Vec<Tournament>>, ApiError> {
+    let mut out = Vec::new();
+    for t in s.store.tournaments(50).await? {
+        out.push(Loaded::load(&s, &t.id).await?.view(None));
+    }
+    Ok(Json(out))
+}
+
+async fn view(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    MaybeAuthed(p): MaybeAuthed,
+) -> Result<Json<Tournament>, ApiError> {
+    let l = Loaded::load(&s, &id).await?;
+    Ok(Json(l.view(p.as_ref().map(|p| p.id.as_str()))))
+}
+
+async fn register(
+    State(s): State<AppState>,
+    Authed(p): Authed,
+    b: Result<Json<Register>, JsonRejection>,
+) -> Result<impl IntoResponse, ApiError> {
+    let r = body(b)?;
+    let code = r.code.trim().to_ascii_uppercase();
+    if code.len() > 32 {
+        return Err(ApiError::new(ErrorCode::NotFound, "no tournament has this code"));
+    }
+    let t = s
+        .store
+        .tournament_by_code(&code)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no tournament has this code"))?;
+    let l = Loaded::load(&s, &t.id).await?;
+    let now = wall_ms();
+    if now < t.settings.registration_opens_ms {
+        return Err(state_error("registration has not opened yet"));
+    }
+    if t.settings.registration_closes_ms.is_some_and(|c| now > c) {
+        return Err(state_error("registration is closed"));
+    }
+    if l.status() == TournamentStatus::Finished {
+        return Err(state_error("the tournament is over"));
+    }
+    if t.round > 0 && matches!(t.settings.pairing, PairingSystem::RoundRobin { .. }) {
+        return Err(state_error(
+            "a round robin takes no late entries once round 1 is paired",
+        ));
+    }
+    match s.store.register(&t.id, &p.id).await {
+        Ok(()) => {}
+        Err(StoreError::Conflict) => return Err(state_error("you are registered already")),
+        Err(e) => return Err(e.into()),
+    }
+    tracing::info!(tournament = %t.id, player = %p.id, "registered");
+    let l = Loaded::load(&s, &t.id).await?;
+    Ok((StatusCode::CREATED, Json(l.view(Some(&p.id)))))
+}
+
+async fn check_in(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Authed(p): Authed,
+) -> Result<Json<Tournament>, ApiError> {
+    let l = Loaded::load(&s, &id).await?;
+    let Some(e) = l.entrants.iter().find(|e| e.player == p.id) else {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            "you are not registered in this tournament",
+        ));
+    };
+    if e.withdrawn_after.is_some() {
+        return Err(state_error("you have withdrawn"));
+    }
+    if l.status() == TournamentStatus::Finished {
+        return Err(state_error("the tournament is over"));
+    }
+    s.store.check_in(&id, &p.id).await?;
+    Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
+}
+
+async fn withdraw(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Authed(p): Authed,
+    b: Result<Json<Withdraw>, JsonRejection>,
+) -> Result<Json<Tournament>, ApiError> {
+    let w = body(b)?;
+    let l = Loaded::load(&s, &id).await?;
+    let who = match w.player {
+        Some(other) if other != p.id && p.id != l.t.organizer => {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "only the organizer withdraws another player",
+            ));
+        }
+        Some(other) => other,
+        None => p.id.clone(),
+    };
+    let Some(e) = l.entrants.iter().find(|e| e.player == who) else {
+        return Err(ApiError::new(ErrorCode::NotFound, "no such player in this tournament"));
+    };
+    if e.withdrawn_after.is_some() {
+        return Err(state_error("the player has withdrawn already"));
+    }
+    if l.status() == TournamentStatus::Finished {
+        return Err(state_error("the tournament is over"));
+    }
+    s.store.withdraw(&id, &who, l.t.round).await?;
+    tracing::info!(tournament = %id, player = %who, by = %p.id, "withdrawn");
+    Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
+}
+
+async fn pair(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Authed(p): Authed,
+) -> Result<impl IntoResponse, ApiError> {
+    Ok((StatusCode::CREATED, Json(pair_next_round(&s, &p, &id).await?)))
+}
+
+async fn rounds(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<Vec<Round>>, ApiError> {
+    let l = Loaded::load(&s, &id).await?;
+    Ok(Json((1..=l.t.round).filter_map(|n| l.round(n)).collect()))
+}
+
+async fn round(State(s): State<AppState>, Path((id, n)): Path<(String, String)>) -> Result<Json<Round>, ApiError> {
+    let l = Loaded::load(&s, &id).await?;
+    n.parse::<u32>()
+        .ok()
+        .and_then(|n| l.round(n))
+        .map(Json)
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("round {n} has not been paired")))
+}
+
+async fn standings(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<Standings>, ApiError> {
+    Ok(Json(Loaded::load(&s, &id).await?.standings()))
+}
+
+async fn standings_csv_route(State(s): State<AppState>, Path(id): Path<String>) -> Result<impl IntoResponse, ApiError> {
+    let st = Loaded::load(&s, &id).await?.standings();
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"standings-{id}.csv\""),
+            ),
+        ],
+        standings_csv(&st),
+    ))
+}
+
+/// Every game's record, aborted ones included, in round and table order.
+async fn records(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<Vec<GameRecord>>, ApiError> {
+    let l = Loaded::load(&s, &id).await?;
+    let mut out = Vec::with_capacity(l.games.len());
+    for g in &l.games {
+        if let Some(r) = s.store.record(&g.game).await? {
+            out.push(r);
+        }
+    }
+    Ok(Json(out))
+}
+
+async fn log(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<Vec<ArbiterEntry>>, ApiError> {
+    if s.store.tournament(&id).await?.is_none() {
+        return Err(not_found());
+    }
+    Ok(Json(s.store.arbiter_log(&id).await?))
+}
+
+async fn arbiter(
+    State(s): State<AppState>,
+    Path((id, game)): Path<(String, String)>,
+    Authed(p): Authed,
+    b: Result<Json<ArbiterRequest>, JsonRejection>,
+) -> Result<Json<ArbiterOutcome>, ApiError> {
+    let req = body(b)?;
+    let l = Loaded::load(&s, &id).await?;
+    if l.t.organizer != p.id {
+        return Err(ApiError::new(ErrorCode::Forbidden, "only the organizer is arbiter"));
+    }
+    let Some(g) = l.games.iter().find(|g| g.game == game) else {
+        return Err(ApiError::new(ErrorCode::NotFound, "no such game in this tournament"));
+    };
+    if !g.current {
+        return Err(ApiError::new(ErrorCode::GameOver, "this game was aborted and replaced"));
+    }
+    let room = s
+        .rooms
+        .get(&game)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))?;
+    let snap = room.arbiter(p, req.action, req.reason).await?;
+    let replaced_by = if req.action == ArbiterAction::Abort {
+        Some(repair_table(&s, &l, g).await?)
+    } else {
+        None
+    };
+    Ok(Json(ArbiterOutcome {
+        game: snap,
+        replaced_by,
+    }))
+}
+
+async fn boards(State(s): State<AppState>, Authed(p): Authed) -> Result<Json<Vec<Board>>, ApiError> {
+    Ok(Json(s.store.boards(&p.id).await?))
+}

@@ -1,0 +1,472 @@
+//! The tournament tables (migration `…_tournaments.sql`): plain SQL for
+//! Postgres and SQLite alike, like the rest of the store.
+
+use protocol::tournament::{ArbiterEntry, Board, TournamentSettings, TournamentStatus};
+use protocol::{GameResult, GameSettings, Phase, Side};
+use sqlx::Row;
+
+use crate::store::{Op, Store, StoreError, wall_ms};
+
+fn corrupt(what: &str, v: &str) -> StoreError {
+    StoreError::Corrupt(format!("{what} {v:?}"))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
+    serde_json::from_str(s).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// A tournament row.
+#[derive(Clone, Debug)]
+pub struct TournamentRow {
+    /// Id.
+    pub id: String,
+    /// Organizer's player id.
+    pub organizer: String,
+    /// Organizer's name.
+    pub organizer_name: String,
+    /// Registration code.
+    pub code: String,
+    /// Settings.
+    pub settings: TournamentSettings,
+    /// Status as stored (registration or running; finished is derived).
+    pub status: TournamentStatus,
+    /// The last round paired.
+    pub round: u32,
+}
+
+/// An entrant row.
+#[derive(Clone, Debug)]
+pub struct EntrantRow {
+    /// Player id.
+    pub player: String,
+    /// Name.
+    pub name: String,
+    /// Registration order.
+    pub seed: u32,
+    /// Checked in.
+    pub checked_in: bool,
+    /// Withdrawn after this round.
+    pub withdrawn_after: Option<u32>,
+    /// Round robin group.
+    pub group: Option<u32>,
+}
+
+/// A tournament game row, with its seats, phase and result.
+#[derive(Clone, Debug)]
+pub struct GameRow {
+    /// The game.
+    pub game: String,
+    /// Round.
+    pub round: u32,
+    /// Table.
+    pub table: u32,
+    /// The table's game now (false: aborted by the arbiter).
+    pub current: bool,
+    /// What replaced it.
+    pub replaced_by: Option<String>,
+    /// Player ids at W, B, Y.
+    pub seats: [String; 3],
+    /// Phase.
+    pub phase: Phase,
+    /// Result once finished.
+    pub result: Option<GameResult>,
+}
+
+/// A new game for a table: its id, settings, start position and the room's
+/// first writes (seats, start).
+#[derive(Debug)]
+pub struct NewGame {
+    /// Game id.
+    pub id: String,
+    /// Settings.
+    pub settings: GameSettings,
+    /// Start position text.
+    pub initial_position: String,
+    /// The version after the writes.
+    pub v: u64,
+    /// The writes.
+    pub ops: Vec<Op>,
+    /// Round.
+    pub round: u32,
+    /// Table.
+    pub table: u32,
+}
+
+fn status_of(s: &str) -> Result<TournamentStatus, StoreError> {
+    match s {
+        "registration" => Ok(TournamentStatus::Registration),
+        "running" => Ok(TournamentStatus::Running),
+        "finished" => Ok(TournamentStatus::Finished),
+        _ => Err(corrupt("tournament status", s)),
+    }
+}
+
+fn tournament_row(r: &sqlx::any::AnyRow) -> Result<TournamentRow, StoreError> {
+    Ok(TournamentRow {
+        id: r.try_get("id")?,
+        organizer: r.try_get("organizer")?,
+        organizer_name: r.try_get("name")?,
+        code: r.try_get("code")?,
+        settings: from_json(&r.try_get::<String, _>("settings")?)?,
+        status: status_of(&r.try_get::<String, _>("status")?)?,
+        round: r.try_get::<i64, _>("round")? as u32,
+    })
+}
+
+const TOURNAMENT_COLUMNS: &str = "t.id, t.organizer, p.name, t.code, t.settings, t.status, t.round";
+
+impl Store {
+    /// Creates a tournament.
+    pub async fn create_tournament(
+        &self,
+        id: &str,
+        organizer: &str,
+        code: &str,
+        settings: &TournamentSettings,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO tournaments (id, organizer, code, settings, status, round, created_ms) \
+             VALUES ($1, $2, $3, $4, 'registration', 0, $5)",
+        )
+        .bind(id)
+        .bind(organizer)
+        .bind(code)
+        .bind(to_json(settings))
+        .bind(wall_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// A tournament by id.
+    pub async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, StoreError> {
+        let q = format!(
+            "SELECT {TOURNAMENT_COLUMNS} FROM tournaments t JOIN players p ON p.id = t.organizer WHERE t.id = $1"
+        );
+        let row = sqlx::query(&q).bind(id).fetch_optional(&self.pool).await?;
+        row.as_ref().map(tournament_row).transpose()
+    }
+
+    /// A tournament by registration code.
+    pub async fn tournament_by_code(&self, code: &str) -> Result<Option<TournamentRow>, StoreError> {
+        let q = format!(
+            "SELECT {TOURNAMENT_COLUMNS} FROM tournaments t JOIN players p ON p.id = t.organizer WHERE t.code = $1"
+        );
+        let row = sqlx::query(&q).bind(code).fetch_optional(&self.pool).await?;
+        row.as_ref().map(tournament_row).transpose()
+    }
+
+    /// The newest tournaments.
+    pub async fn tournaments(&self, limit: i64) -> Result<Vec<TournamentRow>, StoreError> {
+        let q = format!(
+            "SELECT {TOURNAMENT_COLUMNS} FROM tournaments t JOIN players p ON p.id = t.organizer \
+             ORDER BY t.created_ms DESC LIMIT $1"
+        );
+        let rows = sqlx::query(&q).bind(limit).fetch_all(&self.pool).await?;
+        rows.iter().map(tournament_row).collect()
+    }
+
+    /// The entrants in seed order.
+    pub async fn entrants(&self, tournament: &str) -> Result<Vec<EntrantRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT e.player_id, p.name, e.seed, e.checked_in, e.withdrawn_after, e.group_no \
+             FROM tournament_players e JOIN players p ON p.id = e.player_id \
+             WHERE e.tournament_id = $1 ORDER BY e.seed",
+        )
+        .bind(tournament)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(EntrantRow {
+                    player: r.try_get("player_id")?,
+                    name: r.try_get("name")?,
+                    seed: r.try_get::<i64, _>("seed")? as u32,
+                    checked_in: r.try_get::<i64, _>("checked_in")? != 0,
+                    withdrawn_after: r.try_get::<Option<i64>, _>("withdrawn_after")?.map(|x| x as u32),
+                    group: r.try_get::<Option<i64>, _>("group_no")?.map(|x| x as u32),
+                })
+            })
+            .collect()
+    }
+
+    /// Registers a player with the next seed; `Conflict` if registered already.
+    pub async fn register(&self, tournament: &str, player: &str) -> Result<(), StoreError> {
+        // The seed is the next number; two registrations racing for it meet
+        // the unique constraint, and the loser tries again.
+        for _ in 0..5 {
+            let r = sqlx::query(
+                "INSERT INTO tournament_players (tournament_id, player_id, seed, checked_in, registered_ms) \
+                 VALUES ($1, $2, (SELECT COALESCE(MAX(seed), 0) + 1 FROM tournament_players WHERE tournament_id = $1), 0, $3)",
+            )
+            .bind(tournament)
+            .bind(player)
+            .bind(wall_ms())
+            .execute(&self.pool)
+            .await;
+            match r {
+                Ok(_) => return Ok(()),
+                Err(sqlx::Error::Database(d)) if d.is_unique_violation() => {
+                    let exists =
+                        sqlx::query("SELECT 1 FROM tournament_players WHERE tournament_id = $1 AND player_id = $2")
+                            .bind(tournament)
+                            .bind(player)
+                            .fetch_optional(&self.pool)
+                            .await?;
+                    if exists.is_some() {
+                        return Err(StoreError::Conflict);
+                    }
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(StoreError::Conflict)
+    }
+
+    /// Marks a player checked in.
+    pub async fn check_in(&self, tournament: &str, player: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE tournament_players SET checked_in = 1 WHERE tournament_id = $1 AND player_id = $2")
+            .bind(tournament)
+            .bind(player)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Withdraws a player after round `after`.
+    pub async fn withdraw(&self, tournament: &str, player: &str, after: u32) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE tournament_players SET withdrawn_after = $1 \
+             WHERE tournament_id = $2 AND player_id = $3 AND withdrawn_after IS NULL",
+        )
+        .bind(i64::from(after))
+        .bind(tournament)
+        .bind(player)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Every game of the tournament (aborted ones too), by round and table.
+    pub async fn tournament_games(&self, tournament: &str) -> Result<Vec<GameRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT tg.game_id, tg.round, tg.table_no, tg.current, tg.replaced_by, g.phase, g.result, \
+             (SELECT player_id FROM seats WHERE game_id = tg.game_id AND side = 'W') AS w, \
+             (SELECT player_id FROM seats WHERE game_id = tg.game_id AND side = 'B') AS b, \
+             (SELECT player_id FROM seats WHERE game_id = tg.game_id AND side = 'Y') AS y \
+             FROM tournament_games tg JOIN games g ON g.id = tg.game_id \
+             WHERE tg.tournament_id = $1 ORDER BY tg.round, tg.table_no, g.created_ms",
+        )
+        .bind(tournament)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                let phase: String = r.try_get("phase")?;
+                let result: Option<String> = r.try_get("result")?;
+                let seat = |c: &str| -> Result<String, StoreError> {
+                    r.try_get::<Option<String>, _>(c)?
+                        .ok_or_else(|| StoreError::Corrupt(format!("tournament game without seat {c}")))
+                };
+                Ok(GameRow {
+                    game: r.try_get("game_id")?,
+                    round: r.try_get::<i64, _>("round")? as u32,
+                    table: r.try_get::<i64, _>("table_no")? as u32,
+                    current: r.try_get::<i64, _>("current")? != 0,
+                    replaced_by: r.try_get("replaced_by")?,
+                    seats: [seat("w")?, seat("b")?, seat("y")?],
+                    phase: Phase::parse(&phase).ok_or_else(|| corrupt("phase", &phase))?,
+                    result: result.map(|x| from_json(&x)).transpose()?,
+                })
+            })
+            .collect()
+    }
+
+    /// Byes: (round, player, points).
+    pub async fn byes(&self, tournament: &str) -> Result<Vec<(u32, String, u32)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT round, player_id, points FROM tournament_byes WHERE tournament_id = $1 ORDER BY round, player_id",
+        )
+        .bind(tournament)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok((
+                    r.try_get::<i64, _>("round")? as u32,
+                    r.try_get("player_id")?,
+                    r.try_get::<i64, _>("points")? as u32,
+                ))
+            })
+            .collect()
+    }
+
+    async fn insert_game(tx: &mut sqlx::AnyConnection, organizer: &str, g: &NewGame) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO games (id, created_by, phase, settings, initial_position, public, v, created_ms) \
+             VALUES ($1, $2, 'open', $3, $4, $5, $6, $7)",
+        )
+        .bind(g.id.as_str())
+        .bind(organizer)
+        .bind(to_json(&g.settings))
+        .bind(g.initial_position.as_str())
+        .bind(i64::from(g.settings.public))
+        .bind(g.v as i64)
+        .bind(wall_ms())
+        .execute(&mut *tx)
+        .await?;
+        for op in &g.ops {
+            Store::write(tx, &g.id, g.v, op).await?;
+        }
+        Ok(())
+    }
+
+    /// Pairs a round in one transaction: its games (seated and started), the
+    /// byes, round robin groups and settings, and the tournament's round —
+    /// only if the round is still `round - 1` (else `Conflict`: someone else
+    /// paired it).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn start_round(
+        &self,
+        t: &TournamentRow,
+        round: u32,
+        games: &[NewGame],
+        byes: &[(String, u32)],
+        groups: &[(String, u32)],
+        settings: &TournamentSettings,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let moved = sqlx::query(
+            "UPDATE tournaments SET round = $1, status = 'running', settings = $2 WHERE id = $3 AND round = $4",
+        )
+        .bind(i64::from(round))
+        .bind(to_json(settings))
+        .bind(t.id.as_str())
+        .bind(i64::from(round - 1))
+        .execute(&mut *tx)
+        .await?;
+        if moved.rows_affected() != 1 {
+            return Err(StoreError::Conflict);
+        }
+        for g in games {
+            Self::insert_game(&mut tx, &t.organizer, g).await?;
+            sqlx::query(
+                "INSERT INTO tournament_games (game_id, tournament_id, round, table_no, current) VALUES ($1, $2, $3, $4, 1)",
+            )
+            .bind(g.id.as_str())
+            .bind(t.id.as_str())
+            .bind(i64::from(g.round))
+            .bind(i64::from(g.table))
+            .execute(&mut *tx)
+            .await?;
+        }
+        for (player, points) in byes {
+            sqlx::query(
+                "INSERT INTO tournament_byes (tournament_id, round, player_id, points) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(t.id.as_str())
+            .bind(i64::from(round))
+            .bind(player.as_str())
+            .bind(i64::from(*points))
+            .execute(&mut *tx)
+            .await?;
+        }
+        for (player, group) in groups {
+            sqlx::query("UPDATE tournament_players SET group_no = $1 WHERE tournament_id = $2 AND player_id = $3")
+                .bind(i64::from(*group))
+                .bind(t.id.as_str())
+                .bind(player.as_str())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Replaces an aborted game by a new one at the same table.
+    pub async fn replace_game(&self, t: &TournamentRow, old: &str, new: &NewGame) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let moved = sqlx::query(
+            "UPDATE tournament_games SET current = 0, replaced_by = $1 WHERE game_id = $2 AND tournament_id = $3 AND current = 1",
+        )
+        .bind(new.id.as_str())
+        .bind(old)
+        .bind(t.id.as_str())
+        .execute(&mut *tx)
+        .await?;
+        if moved.rows_affected() != 1 {
+            return Err(StoreError::Conflict);
+        }
+        Self::insert_game(&mut tx, &t.organizer, new).await?;
+        sqlx::query(
+            "INSERT INTO tournament_games (game_id, tournament_id, round, table_no, current) VALUES ($1, $2, $3, $4, 1)",
+        )
+        .bind(new.id.as_str())
+        .bind(t.id.as_str())
+        .bind(i64::from(new.round))
+        .bind(i64::from(new.table))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The arbiter log of a tournament, oldest first.
+    pub async fn arbiter_log(&self, tournament: &str) -> Result<Vec<ArbiterEntry>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT a.game_id, a.by_player, p.name, a.reason, a.action, a.wall_ms, tg.replaced_by \
+             FROM arbiter_actions a JOIN tournament_games tg ON tg.game_id = a.game_id \
+             JOIN players p ON p.id = a.by_player \
+             WHERE tg.tournament_id = $1 ORDER BY a.wall_ms, a.game_id, a.v",
+        )
+        .bind(tournament)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                let action: protocol::tournament::ArbiterAction = from_json(&r.try_get::<String, _>("action")?)?;
+                let replaced: Option<String> = r.try_get("replaced_by")?;
+                Ok(ArbiterEntry {
+                    game: r.try_get("game_id")?,
+                    by: r.try_get("by_player")?,
+                    by_name: r.try_get("name")?,
+                    reason: r.try_get("reason")?,
+                    wall_ms: r.try_get("wall_ms")?,
+                    replaced_by: replaced.filter(|_| action == protocol::tournament::ArbiterAction::Abort),
+                    action,
+                })
+            })
+            .collect()
+    }
+
+    /// The unfinished tournament games a player sits in.
+    pub async fn boards(&self, player: &str) -> Result<Vec<Board>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT tg.tournament_id, t.settings, tg.round, tg.table_no, tg.game_id, s.side \
+             FROM seats s JOIN tournament_games tg ON tg.game_id = s.game_id \
+             JOIN games g ON g.id = s.game_id JOIN tournaments t ON t.id = tg.tournament_id \
+             WHERE s.player_id = $1 AND g.phase <> 'finished' AND tg.current = 1 ORDER BY g.created_ms",
+        )
+        .bind(player)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                let settings: TournamentSettings = from_json(&r.try_get::<String, _>("settings")?)?;
+                let side: String = r.try_get("side")?;
+                Ok(Board {
+                    tournament: r.try_get("tournament_id")?,
+                    name: settings.name,
+                    round: r.try_get::<i64, _>("round")? as u32,
+                    table: r.try_get::<i64, _>("table_no")? as u32,
+                    game: r.try_get("game_id")?,
+                    side: Side::parse(&side).ok_or_else(|| corrupt("side", &side))?,
+                })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,592 @@
+//! Tournaments: organizers create them, players register with a code and
+//! check in, the organizer pairs rounds (games created seated and started, the
+//! tournament's clock running from the round's start), results come from the
+//! games as they end, and the organizer acts as arbiter. docs/TOURNAMENTS.md
+//! describes the rules; [`pairing`] and [`standings`] are the pure parts.
+
+pub mod api;
+pub mod db;
+pub mod pairing;
+pub mod standings;
+
+use std::collections::HashMap;
+
+use protocol::tournament::{
+    Bye, ByeFill, CreateTournament, Entrant, Pairing, PairingSystem, Round, Standing, Standings, Tournament,
+    TournamentSettings, TournamentStatus,
+};
+use protocol::{ErrorCode, GameSettings, Phase, Side};
+
+use self::db::{EntrantRow, GameRow, NewGame, TournamentRow};
+use self::pairing::{History, Met};
+use self::standings::{Played, Totals};
+use crate::AppState;
+use crate::error::ApiError;
+use crate::room::core::Room;
+use crate::store::{Player, StoreError, wall_ms};
+
+/// Most rounds of a Swiss event.
+pub const MAX_ROUNDS: u32 = 30;
+/// Most points a result may score.
+pub const MAX_POINTS: u32 = 100;
+/// The longest name.
+pub const MAX_NAME_CHARS: usize = 80;
+
+fn bad(m: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::BadRequest, m)
+}
+
+fn state_error(m: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::TournamentState, m)
+}
+
+fn not_found() -> ApiError {
+    ApiError::new(ErrorCode::NotFound, "no such tournament")
+}
+
+/// Checks a creation request and turns it into settings.
+pub fn settings_of(c: CreateTournament, default_grace_ms: u64, now_ms: i64) -> Result<TournamentSettings, ApiError> {
+    let name = c.name.trim().to_owned();
+    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+        return Err(bad(format!("a tournament's name has 1 to {MAX_NAME_CHARS} characters")));
+    }
+    let tc = c.time_control.unwrap_or_default();
+    if tc.base_ms == 0 && tc.byoyomi.is_none_or(|b| b.periods == 0 || b.period_ms == 0) {
+        return Err(bad("the time control gives no time at all"));
+    }
+    crate::http::check_time_control(&tc)?;
+    let pairing = c.pairing.unwrap_or(PairingSystem::Swiss);
+    let rounds = match pairing {
+        PairingSystem::Swiss => {
+            let r = c.rounds.unwrap_or(5);
+            if !(1..=MAX_ROUNDS).contains(&r) {
+                return Err(bad(format!("a Swiss event has 1 to {MAX_ROUNDS} rounds")));
+            }
+            r
+        }
+        PairingSystem::RoundRobin { group_size } => {
+            if !(3..=8).contains(&group_size) {
+                return Err(bad("a round robin group has 3 to 8 players"));
+            }
+            // Set when round 1 is paired: the schedule of the largest group.
+            0
+        }
+    };
+    let scoring = c.scoring.unwrap_or_default();
+    if scoring.win > MAX_POINTS
+        || scoring.bye > MAX_POINTS
+        || scoring.win < scoring.draw
+        || scoring.draw < scoring.loss
+        || scoring.win == scoring.loss
+    {
+        return Err(bad(format!(
+            "scoring: win ≥ draw ≥ loss, win > loss, and at most {MAX_POINTS} points a result"
+        )));
+    }
+    let byes = c.byes.unwrap_or_default();
+    if let ByeFill::Bot { .. } = byes {
+        return Err(bad(
+            "bots filling byes are not supported in tournaments yet: byes score points (byes: {\"kind\": \"points\"})",
+        ));
+    }
+    let opens = c.registration_opens_ms.unwrap_or(now_ms);
+    if let Some(closes) = c.registration_closes_ms
+        && closes <= opens
+    {
+        return Err(bad("registration must close after it opens"));
+    }
+    let grace_ms = c.grace_ms.unwrap_or(default_grace_ms);
+    if grace_ms > crate::http::MAX_GRACE_MS {
+        return Err(bad("grace_ms is at most a day"));
+    }
+    Ok(TournamentSettings {
+        name,
+        time_control: tc,
+        direction: c.direction.unwrap_or_default(),
+        rounds,
+        pairing,
+        scoring,
+        byes,
+        registration_opens_ms: opens,
+        registration_closes_ms: c.registration_closes_ms,
+        starts_ms: c.starts_ms,
+        grace_ms,
+    })
+}
+
+/// Everything known of a tournament, loaded at once.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The row.
+    pub t: TournamentRow,
+    /// Entrants in seed order.
+    pub entrants: Vec<EntrantRow>,
+    /// Every game.
+    pub games: Vec<GameRow>,
+    /// Byes: round, player, points.
+    pub byes: Vec<(u32, String, u32)>,
+}
+
+impl Loaded {
+    /// Loads a tournament (404 when there is none).
+    pub async fn load(s: &AppState, id: &str) -> Result<Loaded, ApiError> {
+        if id.len() > 64 {
+            return Err(not_found());
+        }
+        let t = s.store.tournament(id).await?.ok_or_else(not_found)?;
+        Ok(Loaded {
+            entrants: s.store.entrants(id).await?,
+            games: s.store.tournament_games(id).await?,
+            byes: s.store.byes(id).await?,
+            t,
+        })
+    }
+
+    fn index(&self) -> HashMap<&str, usize> {
+        self.entrants
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.player.as_str(), i))
+            .collect()
+    }
+
+    fn current_games(&self) -> impl Iterator<Item = &GameRow> {
+        self.games.iter().filter(|g| g.current)
+    }
+
+    /// Whether every game of the last round paired is over.
+    pub fn round_over(&self) -> bool {
+        self.current_games()
+            .filter(|g| g.round == self.t.round)
+            .all(|g| g.phase == Phase::Finished)
+    }
+
+    /// Registration, running or finished (the last round over).
+    pub fn status(&self) -> TournamentStatus {
+        if self.t.round > 0 && self.t.round >= self.t.settings.rounds && self.round_over() {
+            TournamentStatus::Finished
+        } else {
+            self.t.status
+        }
+    }
+
+    /// Every entrant's totals (current games and byes).
+    pub fn totals(&self) -> Vec<Totals> {
+        let idx = self.index();
+        let played: Vec<Played> = self
+            .current_games()
+            .filter_map(|g| {
+                Some(Played {
+                    seats: [
+                        *idx.get(g.seats[0].as_str())?,
+                        *idx.get(g.seats[1].as_str())?,
+                        *idx.get(g.seats[2].as_str())?,
+                    ],
+                    result: g.result.clone().filter(|_| g.phase == Phase::Finished),
+                })
+            })
+            .collect();
+        let byes: Vec<(usize, u32)> = self
+            .byes
+            .iter()
+            .filter_map(|(_, p, pts)| Some((*idx.get(p.as_str())?, *pts)))
+            .collect();
+        standings::totals(self.entrants.len(), &played, &byes, &self.t.settings.scoring)
+    }
+
+    /// The standings.
+    pub fn standings(&self) -> Standings {
+        let totals = self.totals();
+        let seeds: Vec<u32> = self.entrants.iter().map(|e| e.seed).collect();
+        let done = if self.round_over() {
+            self.t.round
+        } else {
+            self.t.round.saturating_sub(1)
+        };
+        Standings {
+            tournament: self.t.id.clone(),
+            round: done,
+            standings: standings::ranking(&totals, &seeds)
+                .into_iter()
+                .map(|(i, rank)| {
+                    let e = &self.entrants[i];
+                    let x = &totals[i];
+                    Standing {
+                        rank,
+                        player: e.player.clone(),
+                        name: e.name.clone(),
+                        points: x.points,
+                        survival: x.survival,
+                        opponents: x.opponents,
+                        wins: x.wins,
+                        games: x.games,
+                        byes: x.byes,
+                        seats: x.seats,
+                        withdrawn: e.withdrawn_after.is_some(),
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// The public view (`code` for the organizer only).
+    pub fn view(&self, viewer: Option<&str>) -> Tournament {
+        Tournament {
+            id: self.t.id.clone(),
+            organizer: self.t.organizer.clone(),
+            organizer_name: self.t.organizer_name.clone(),
+            settings: self.t.settings.clone(),
+            status: self.status(),
+            round: self.t.round,
+            round_over: self.round_over(),
+            players: self
+                .entrants
+                .iter()
+                .map(|e| Entrant {
+                    player: e.player.clone(),
+                    name: e.name.clone(),
+                    seed: e.seed,
+                    checked_in: e.checked_in,
+                    withdrawn_after: e.withdrawn_after,
+                    group: e.group,
+                })
+                .collect(),
+            code: (viewer == Some(self.t.organizer.as_str())).then(|| self.t.code.clone()),
+        }
+    }
+
+    fn name_of(&self, player: &str) -> String {
+        self.entrants
+            .iter()
+            .find(|e| e.player == player)
+            .map_or_else(|| player.to_owned(), |e| e.name.clone())
+    }
+
+    /// Round `n`'s pairings (`None` if not paired).
+    pub fn round(&self, n: u32) -> Option<Round> {
+        if n == 0 || n > self.t.round {
+            return None;
+        }
+        let mut tables: Vec<Pairing> = Vec::new();
+        for g in self.games.iter().filter(|g| g.round == n && g.current) {
+            let aborted = self
+                .games
+                .iter()
+                .filter(|o| !o.current && o.round == n && o.table == g.table)
+                .map(|o| o.game.clone())
+                .collect();
+            tables.push(Pairing {
+                table: g.table,
+                game: g.game.clone(),
+                names: g.seats.clone().map(|p| self.name_of(&p)),
+                seats: g.seats.clone(),
+                result: g.result.clone().filter(|_| g.phase == Phase::Finished),
+                aborted,
+            });
+        }
+        tables.sort_by_key(|p| p.table);
+        let byes = self
+            .byes
+            .iter()
+            .filter(|(r, _, _)| *r == n)
+            .map(|(_, p, pts)| Bye {
+                player: p.clone(),
+                name: self.name_of(p),
+                points: *pts,
+            })
+            .collect();
+        Some(Round { round: n, tables, byes })
+    }
+}
+
+/// A round's plan: tables of player indices (W, B, Y) and byes.
+#[derive(Debug, Default)]
+struct Plan {
+    tables: Vec<[usize; 3]>,
+    byes: Vec<usize>,
+    /// Round robin, round 1: each entrant's group.
+    groups: Vec<(usize, u32)>,
+    /// Round robin, round 1: the number of rounds.
+    rounds: Option<u32>,
+}
+
+fn histories(l: &Loaded, totals: &[Totals]) -> Vec<History> {
+    (0..l.entrants.len())
+        .map(|i| History {
+            points: totals[i].points,
+            byes: totals[i].byes,
+            seats: totals[i].seats,
+        })
+        .collect()
+}
+
+fn swiss_plan(l: &Loaded, active: &[usize]) -> Plan {
+    let totals = l.totals();
+    let seeds: Vec<u32> = l.entrants.iter().map(|e| e.seed).collect();
+    let hist_all = histories(l, &totals);
+    // Standings order among the active players.
+    let order: Vec<usize> = standings::ranking(&totals, &seeds)
+        .into_iter()
+        .map(|(i, _)| i)
+        .filter(|i| active.contains(i))
+        .collect();
+    let pos: HashMap<usize, usize> = order.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+    let hist: Vec<History> = order.iter().map(|&i| hist_all[i].clone()).collect();
+    let idx = l.index();
+    let mut met = Met::default();
+    for g in l.current_games() {
+        let local: Vec<usize> = g
+            .seats
+            .iter()
+            .filter_map(|p| idx.get(p.as_str()).and_then(|i| pos.get(i)).copied())
+            .collect();
+        for (k, &a) in local.iter().enumerate() {
+            for &b in &local[k + 1..] {
+                met.add(a, b);
+            }
+        }
+    }
+    let p = pairing::swiss(&hist, &met);
+    Plan {
+        tables: p.tables.into_iter().map(|t| t.map(|k| order[k])).collect(),
+        byes: p.byes.into_iter().map(|k| order[k]).collect(),
+        ..Plan::default()
+    }
+}
+
+fn round_robin_plan(l: &Loaded, active: &[usize], group_size: u32, round: u32) -> Result<Plan, ApiError> {
+    let mut plan = Plan::default();
+    // Groups: dealt at round 1 among the players checked in, then fixed.
+    let groups: Vec<Vec<usize>> = if round == 1 {
+        let g = pairing::groups(active.len(), group_size as usize).ok_or_else(|| {
+            state_error(format!(
+                "{} players checked in cannot make round robin groups of {group_size} (each needs 3 or more)",
+                active.len()
+            ))
+        })?;
+        let groups: Vec<Vec<usize>> = g
+            .into_iter()
+            .map(|v| v.into_iter().map(|k| active[k]).collect())
+            .collect();
+        for (gi, members) in groups.iter().enumerate() {
+            for &m in members {
+                plan.groups.push((m, gi as u32 + 1));
+            }
+        }
+        groups
+    } else {
+        let mut by_group: Vec<Vec<usize>> = Vec::new();
+        for (i, e) in l.entrants.iter().enumerate() {
+            if let Some(g) = e.group {
+                let gi = g as usize - 1;
+                if by_group.len() <= gi {
+                    by_group.resize(gi + 1, Vec::new());
+                }
+                by_group[gi].push(i);
+            }
+        }
+        by_group
+    };
+    let schedules: Vec<Vec<Vec<[usize; 3]>>> = groups.iter().map(|g| pairing::round_robin(g)).collect();
+    if round == 1 {
+        plan.rounds = Some(schedules.iter().map(Vec::len).max().unwrap_or(0) as u32);
+    }
+    let totals = l.totals();
+    let hist = histories(l, &totals);
+    for (g, schedule) in groups.iter().zip(&schedules) {
+        let tables = schedule.get(round as usize - 1).cloned().unwrap_or_default();
+        let mut seated = Vec::new();
+        for t in tables {
+            // A table with a withdrawn player is not played: the others sit out.
+            if t.iter().all(|p| active.contains(p)) {
+                plan.tables.push(pairing::seat(t, &hist));
+                seated.extend(t);
+            }
+        }
+        plan.byes
+            .extend(g.iter().copied().filter(|p| active.contains(p) && !seated.contains(p)));
+    }
+    Ok(plan)
+}
+
+/// Builds a table's game: a room with the three players seated, so the game
+/// is live and W's clock runs from the round's start.
+fn table_game(
+    settings: &TournamentSettings,
+    players: [Player; 3],
+    round: u32,
+    table: u32,
+) -> Result<(Room, NewGame), ApiError> {
+    let game_settings = GameSettings {
+        time_control: settings.time_control,
+        direction: settings.direction,
+        public: true,
+        players_chat: true,
+        grace_ms: settings.grace_ms,
+    };
+    let id = crate::http::game_id();
+    let mut room = Room::new(id.clone(), game_settings.clone());
+    let mut ops = Vec::new();
+    let wall = wall_ms();
+    for (side, p) in Side::ALL.into_iter().zip(players) {
+        let (_, step) = room.join(p, Some(side), 0, wall)?;
+        ops.extend(step.ops);
+    }
+    let new = NewGame {
+        id,
+        settings: game_settings,
+        initial_position: engine::format_position(room.game().initial_position()),
+        v: room.v(),
+        ops,
+        round,
+        table,
+    };
+    Ok((room, new))
+}
+
+fn player_of(e: &EntrantRow) -> Player {
+    Player {
+        id: e.player.clone(),
+        name: e.name.clone(),
+        // Seats only carry id and name; the flag is not stored with them.
+        account: false,
+        bot: None,
+    }
+}
+
+/// Pairs and starts the next round (organizer only).
+pub async fn pair_next_round(s: &AppState, organizer: &Player, id: &str) -> Result<Round, ApiError> {
+    let l = Loaded::load(s, id).await?;
+    if l.t.organizer != organizer.id {
+        return Err(ApiError::new(ErrorCode::Forbidden, "only the organizer pairs rounds"));
+    }
+    let round = l.t.round + 1;
+    if l.status() == TournamentStatus::Finished || (l.t.round > 0 && l.t.round >= l.t.settings.rounds) {
+        return Err(state_error("every round has been paired"));
+    }
+    if !l.round_over() {
+        let open: Vec<String> = l
+            .current_games()
+            .filter(|g| g.round == l.t.round && g.phase != Phase::Finished)
+            .map(|g| format!("table {} ({})", g.table, g.game))
+            .collect();
+        return Err(state_error(format!(
+            "round {} is not over: {} (finish or adjudicate them)",
+            l.t.round,
+            open.join(", ")
+        )));
+    }
+    if round == 1
+        && let Some(start) = l.t.settings.starts_ms
+        && wall_ms() < start
+    {
+        return Err(state_error(format!(
+            "round 1 may not start before {start} (ms since the epoch)"
+        )));
+    }
+    let active: Vec<usize> = l
+        .entrants
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.checked_in && e.withdrawn_after.is_none())
+        .map(|(i, _)| i)
+        .collect();
+    if active.len() < 3 {
+        return Err(state_error(format!(
+            "{} players are checked in; a table needs 3",
+            active.len()
+        )));
+    }
+    let plan = match l.t.settings.pairing {
+        PairingSystem::Swiss => swiss_plan(&l, &active),
+        PairingSystem::RoundRobin { group_size } => round_robin_plan(&l, &active, group_size, round)?,
+    };
+    let mut settings = l.t.settings.clone();
+    if let Some(r) = plan.rounds {
+        settings.rounds = r;
+    }
+    let mut rooms = Vec::new();
+    let mut games = Vec::new();
+    for (k, t) in plan.tables.iter().enumerate() {
+        let players = t.map(|i| player_of(&l.entrants[i]));
+        let (room, new) = table_game(&settings, players, round, k as u32 + 1)?;
+        rooms.push(room);
+        games.push(new);
+    }
+    let byes: Vec<(String, u32)> = plan
+        .byes
+        .iter()
+        .map(|&i| (l.entrants[i].player.clone(), settings.scoring.bye))
+        .collect();
+    let groups: Vec<(String, u32)> = plan
+        .groups
+        .iter()
+        .map(|&(i, g)| (l.entrants[i].player.clone(), g))
+        .collect();
+    match s
+        .store
+        .start_round(&l.t, round, &games, &byes, &groups, &settings)
+        .await
+    {
+        Ok(()) => {}
+        Err(StoreError::Conflict) => return Err(state_error("the round was paired meanwhile")),
+        Err(e) => return Err(e.into()),
+    }
+    for room in rooms {
+        s.rooms.start(room, Default::default(), 0).await?;
+    }
+    tracing::info!(tournament = %id, round, tables = games.len(), byes = byes.len(), "round paired");
+    let l = Loaded::load(s, id).await?;
+    l.round(round)
+        .ok_or_else(|| ApiError::new(ErrorCode::Internal, "the round vanished"))
+}
+
+/// Starts a new game at the table of an aborted one (same players, same seats).
+pub async fn repair_table(s: &AppState, l: &Loaded, old: &GameRow) -> Result<String, ApiError> {
+    let idx = l.index();
+    let mut players = Vec::with_capacity(3);
+    for p in &old.seats {
+        let i = idx
+            .get(p.as_str())
+            .ok_or_else(|| ApiError::new(ErrorCode::Internal, "a seated player is not an entrant"))?;
+        players.push(player_of(&l.entrants[*i]));
+    }
+    let players: [Player; 3] = players
+        .try_into()
+        .map_err(|_| ApiError::new(ErrorCode::Internal, "a table has three seats"))?;
+    let (room, new) = table_game(&l.t.settings, players, old.round, old.table)?;
+    match s.store.replace_game(&l.t, &old.game, &new).await {
+        Ok(()) => {}
+        Err(StoreError::Conflict) => return Err(state_error("the game was replaced meanwhile")),
+        Err(e) => return Err(e.into()),
+    }
+    s.rooms.start(room, Default::default(), 0).await?;
+    Ok(new.id)
+}
+
+/// The standings as CSV: a header line, then one line per player.
+pub fn standings_csv(st: &Standings) -> String {
+    let mut out = String::from("rank,player,name,points,survival,opponents,wins,games,byes,w,b,y,withdrawn\n");
+    for r in &st.standings {
+        // Names are letters, digits, '_' and '-' (accounts) or guest-…: no quoting
+        // needed, but quote anyway so any name stays one field.
+        let name = format!("\"{}\"", r.name.replace('"', "\"\""));
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            r.rank,
+            r.player,
+            name,
+            r.points,
+            r.survival,
+            r.opponents,
+            r.wins,
+            r.games,
+            r.byes,
+            r.seats[0],
+            r.seats[1],
+            r.seats[2],
+            r.withdrawn
+        ));
+    }
+    out
+}

@@ -1,0 +1,473 @@
+// Tournaments (docs/TOURNAMENTS.md): the list, registration by code, creating
+// one (organizers need an account), and a tournament's page — pairings,
+// standings and the round's live boards for everyone; round control, arbiter
+// actions and exports for the organizer. Everything comes from the HTTP API,
+// refreshed every few seconds.
+
+import { t, sideName } from './i18n.js';
+import { api, currentSession, signIn } from './api.js';
+import { SIDES, parsePlacement } from './geometry.js';
+import { Board } from './board.js';
+import { h, clear, tcLabel, formatClock, describeResult } from './ui.js';
+import { PRESETS } from './lobby.js';
+
+const REFRESH_MS = 3000;
+
+function errorBox(id) {
+  return h('div', { class: 'note bad', hidden: true, id });
+}
+
+function showError(el, err) {
+  el.textContent = t('errorPrefix') + (err && err.message ? err.message : String(err));
+  el.hidden = false;
+}
+
+function button(label, attrs, onClick) {
+  const b = h('button', { type: 'button', class: 'small', ...attrs }, label);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+/** `#/t`: tournaments, registration by code, a new tournament. */
+export function mountTournaments(root, navigate) {
+  clear(root);
+  let destroyed = false;
+  let timer = null;
+  const err = errorBox('t-error');
+  const codeInput = h('input', { id: 'reg-code', placeholder: t('code'), autocomplete: 'off' });
+  const regForm = h('form', { id: 'register-form' }, h('div', { class: 'form-row' }, codeInput, h('button', { type: 'submit', class: 'primary' }, t('register'))));
+  regForm.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    err.hidden = true;
+    try {
+      const tt = await api.registerTournament(codeInput.value.trim());
+      navigate(`#/t/${tt.id}`);
+    } catch (x) {
+      showError(err, x);
+    }
+  });
+
+  const createCard = h('section', { class: 'card', id: 'create-tournament' });
+  const listEl = h('div', { id: 'tournament-list' });
+  root.appendChild(
+    h(
+      'div',
+      { class: 'lobby' },
+      h('div', {}, h('section', { class: 'card' }, h('h2', {}, t('registerCode')), regForm, err), createCard),
+      h('section', { class: 'card' }, h('h2', {}, t('tournaments')), listEl),
+    ),
+  );
+
+  function renderCreate() {
+    clear(createCard);
+    createCard.appendChild(h('h2', {}, t('newTournament')));
+    const s = currentSession();
+    if (!s || !s.account) {
+      const user = h('input', { id: 'acct-user', autocomplete: 'username' });
+      const pass = h('input', { id: 'acct-pass', type: 'password', autocomplete: 'current-password' });
+      const aerr = errorBox('acct-error');
+      const go = (create) => async () => {
+        aerr.hidden = true;
+        try {
+          await signIn(user.value.trim(), pass.value, create);
+          renderCreate();
+          document.getElementById('me').textContent = currentSession().name;
+        } catch (x) {
+          showError(aerr, x);
+        }
+      };
+      createCard.append(
+        h('p', { class: 'muted' }, t('accountNeeded')),
+        h('label', { class: 'form-row' }, t('username'), user),
+        h('label', { class: 'form-row' }, t('password'), pass),
+        aerr,
+        h('div', { class: 'form-row' }, button(t('signUp'), { id: 'sign-up', class: 'small primary' }, go(true)), button(t('signIn'), { id: 'sign-in' }, go(false))),
+      );
+      return;
+    }
+    const num = (id, value) => h('input', { id, type: 'number', min: '0', step: '1', value: String(value), style: 'width:4em' });
+    const name = h('input', { id: 'tn-name', required: true, maxlength: '80' });
+    const preset = h('select', { id: 'tn-preset' }, ['fischer', 'byoyomi', 'permove'].map((k) => h('option', { value: k }, t(`preset_${k}`))));
+    const system = h('select', { id: 'tn-system' }, h('option', { value: 'swiss' }, t('swiss')), h('option', { value: 'round_robin' }, t('roundRobin')));
+    const rounds = num('tn-rounds', 5);
+    const group = num('tn-group', 6);
+    const sc = ['win', 'draw', 'loss', 'bye'].map((k, i) => num(`tn-${k}`, [3, 1, 0, 1][i]));
+    const cerr = errorBox('tn-error');
+    const form = h(
+      'form',
+      { id: 'tournament-form' },
+      h('label', { class: 'form-row' }, t('tName'), name),
+      h('label', { class: 'form-row' }, t('timeControl'), preset),
+      h('label', { class: 'form-row' }, t('pairing'), system),
+      h('label', { class: 'form-row' }, t('rounds'), rounds),
+      h('label', { class: 'form-row' }, t('groupSize'), group),
+      h('div', { class: 'form-row' }, h('span', {}, t('scoring')), ...sc),
+      cerr,
+      h('button', { type: 'submit', class: 'primary', id: 'tn-create' }, t('create')),
+    );
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      cerr.hidden = true;
+      const n = (el) => Number(el.value) || 0;
+      const body = {
+        name: name.value,
+        time_control: PRESETS[preset.value],
+        pairing: system.value === 'swiss' ? { kind: 'swiss' } : { kind: 'round_robin', group_size: n(group) },
+        scoring: { win: n(sc[0]), draw: n(sc[1]), loss: n(sc[2]), bye: n(sc[3]) },
+      };
+      if (system.value === 'swiss') body.rounds = n(rounds);
+      try {
+        const tt = await api.createTournament(body);
+        navigate(`#/t/${tt.id}`);
+      } catch (x) {
+        showError(cerr, x);
+      }
+    });
+    createCard.appendChild(form);
+  }
+  renderCreate();
+
+  async function refresh() {
+    try {
+      const list = await api.tournaments();
+      if (destroyed) return;
+      listEl.replaceChildren(
+        list.length
+          ? h(
+              'table',
+              { class: 'games' },
+              h(
+                'tbody',
+                {},
+                list.map((x) =>
+                  h(
+                    'tr',
+                    { 'data-tournament': x.id },
+                    h('td', {}, h('a', { href: `#/t/${x.id}` }, x.settings.name)),
+                    h('td', {}, `${t(`status_${x.status}`)} · ${t('roundN', { n: x.round })}/${x.settings.rounds || '?'}`),
+                    h('td', { class: 'muted' }, `${x.players.length} · ${tcLabel(x.settings.time_control)}`),
+                  ),
+                ),
+              ),
+            )
+          : h('p', { class: 'muted' }, t('none')),
+      );
+    } catch {
+      /* try again */
+    }
+    if (!destroyed) timer = setTimeout(refresh, REFRESH_MS);
+  }
+  refresh();
+  return {
+    destroy() {
+      destroyed = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** `#/t/ID[?code=CODE]`: one tournament. */
+export function mountTournament(root, id, navigate, { code } = {}) {
+  clear(root);
+  let destroyed = false;
+  let timer = null;
+  const boards = new Map(); // game id -> {board, host}
+  const err = errorBox('tp-error');
+  const head = h('section', { class: 'card', id: 't-head' });
+  const orgCard = h('section', { class: 'card', id: 't-organizer', hidden: true });
+  const pairEl = h('section', { class: 'card', id: 't-pairings' });
+  const standEl = h('section', { class: 'card', id: 't-standings' });
+  const liveEl = h('section', { class: 'card', id: 't-live' });
+  root.appendChild(h('div', { class: 'tournament', id: 'tournament' }, head, err, orgCard, h('div', { class: 'lobby' }, pairEl, standEl), liveEl));
+
+  // The arbiter's inputs live outside the refreshed parts, so typing survives a refresh.
+  const reason = h('input', { id: 'arb-reason', placeholder: t('reasonPrompt'), maxlength: '500', style: 'width:100%' });
+  const arbSide = h('select', { id: 'arb-side' }, SIDES.map((s) => h('option', { value: s }, sideName(s, true))));
+  const outcome = h(
+    'select',
+    { id: 'arb-outcome' },
+    SIDES.map((s) => h('option', { value: s }, `${sideName(s, true)} ${t('outcome_win')}`)),
+    h('option', { value: 'draw' }, t('outcome_draw')),
+  );
+  const pairBtn = button('', { id: 'pair-next', class: 'small primary' }, async () => {
+    err.hidden = true;
+    try {
+      await api.pairRound(id);
+      refresh(true);
+    } catch (x) {
+      showError(err, x);
+    }
+  });
+  const orgInfo = h('div', {});
+  orgCard.append(
+    h('h2', {}, t('organizer')),
+    orgInfo,
+    h('div', { class: 'form-row' }, pairBtn),
+    h('h3', {}, t('arbiter')),
+    h('div', { class: 'form-row' }, reason),
+    h('p', {}, arbSide, ' ', outcome),
+    h(
+      'p',
+      { id: 'exports' },
+      `${t('exports')}: `,
+      ' ',
+      h('a', { href: `/api/tournaments/${id}/standings.csv`, id: 'export-csv' }, 'standings.csv'),
+      ' · ',
+      h('a', { href: `/api/tournaments/${id}/standings`, target: '_blank' }, 'standings.json'),
+      ' · ',
+      h('a', { href: `/api/tournaments/${id}/rounds`, target: '_blank' }, 'rounds.json'),
+      ' · ',
+      h('a', { href: `/api/tournaments/${id}/games`, target: '_blank' }, 'games.json'),
+      ' · ',
+      h('a', { href: `/api/tournaments/${id}/log`, target: '_blank' }, t('log')),
+    ),
+  );
+
+  async function arbiter(game, action) {
+    err.hidden = true;
+    try {
+      await api.arbiter(id, game, action, reason.value);
+      refresh(true);
+    } catch (x) {
+      showError(err, x);
+    }
+  }
+
+  function arbiterButtons(game) {
+    const adjudication = () => {
+      const o = outcome.value;
+      const outcomes = SIDES.map((s) => (o === 'draw' ? 'draw' : o === s ? 'win' : 'loss'));
+      return { kind: 'adjudicate', outcomes };
+    };
+    return h(
+      'div',
+      { class: 'arbiter-actions' },
+      button(t('pause'), { 'data-act': 'pause' }, () => arbiter(game, { kind: 'pause' })),
+      button(t('resumeClocks'), { 'data-act': 'resume' }, () => arbiter(game, { kind: 'resume' })),
+      button(t('addTime'), { 'data-act': 'add_time' }, () => arbiter(game, { kind: 'add_time', side: arbSide.value, ms: 60000 })),
+      button(t('adjudicate'), { 'data-act': 'adjudicate' }, () => arbiter(game, adjudication())),
+      button(t('abort'), { 'data-act': 'abort' }, () => arbiter(game, { kind: 'abort' })),
+    );
+  }
+
+  function renderHead(tt) {
+    const me = currentSession();
+    const mine = me && tt.players.find((p) => p.player === me.player);
+    const actions = [];
+    if (!mine && code && tt.status !== 'finished') {
+      actions.push(
+        button(t('register'), { id: 'register', class: 'small primary' }, async () => {
+          err.hidden = true;
+          try {
+            await api.registerTournament(code);
+            refresh(true);
+          } catch (x) {
+            showError(err, x);
+          }
+        }),
+      );
+    }
+    if (mine && mine.withdrawn_after == null && tt.status !== 'finished') {
+      if (!mine.checked_in) {
+        actions.push(
+          button(t('checkIn'), { id: 'check-in', class: 'small primary' }, async () => {
+            try {
+              await api.checkIn(id);
+              refresh(true);
+            } catch (x) {
+              showError(err, x);
+            }
+          }),
+        );
+      }
+      actions.push(
+        button(t('withdraw'), { id: 'withdraw' }, async () => {
+          try {
+            await api.withdraw(id);
+            refresh(true);
+          } catch (x) {
+            showError(err, x);
+          }
+        }),
+      );
+    }
+    const s = tt.settings;
+    head.replaceChildren(
+      h('h2', { id: 't-name' }, s.name),
+      h(
+        'p',
+        { id: 't-status', 'data-status': tt.status, 'data-round': String(tt.round) },
+        `${t(`status_${tt.status}`)} · ${t('roundN', { n: tt.round })}/${s.rounds || '?'} · ${s.pairing.kind === 'swiss' ? t('swiss') : `${t('roundRobin')} (${s.pairing.group_size})`} · ${tcLabel(s.time_control)} · ${t(`dir_${s.direction}`)} · ${t('organizer')}: ${tt.organizer_name}`,
+      ),
+      h(
+        'p',
+        { class: 'muted', id: 't-players' },
+        `${t('players')}: `,
+        tt.players.flatMap((p, i) => [
+          i ? ', ' : '',
+          h('span', { 'data-player': p.player }, `${p.seed}. ${p.name}${p.checked_in ? ' ✓' : ''}${p.withdrawn_after != null ? ` (${t('withdrawn')})` : ''}`),
+        ]),
+      ),
+      h('div', { class: 'form-row' }, actions),
+    );
+    const isOrg = me && me.player === tt.organizer;
+    orgCard.hidden = !isOrg;
+    if (isOrg) {
+      const link = `${location.origin}${location.pathname}#/t/${id}?code=${tt.code}`;
+      orgInfo.replaceChildren(h('p', {}, `${t('inviteLink')}: `, h('code', { id: 'invite-link' }, link), ` · ${t('code')}: `, h('code', { id: 'invite-code' }, tt.code)));
+      pairBtn.textContent = t('pairNext', { n: tt.round + 1 });
+      pairBtn.disabled = tt.status === 'finished' || !tt.round_over;
+    }
+    return isOrg;
+  }
+
+  function renderPairings(tt, rounds, isOrg) {
+    const blocks = [...rounds].reverse().map((r) =>
+      h(
+        'div',
+        { class: 'round', 'data-round': String(r.round) },
+        h('h3', {}, t('roundN', { n: r.round })),
+        h(
+          'table',
+          { class: 'games' },
+          h(
+            'tbody',
+            {},
+            r.tables.map((tb) =>
+              h(
+                'tr',
+                { 'data-table': String(tb.table), 'data-game': tb.game },
+                h('td', {}, `${t('table')} ${tb.table}`),
+                h('td', {}, SIDES.map((s, i) => h('div', {}, h('span', { class: `dot dot-${s}` }), tb.names[i]))),
+                h('td', { class: 'result' }, tb.result ? describeResult(tb.result, tb.names.map((n) => ({ name: n }))) : t('inProgress')),
+                h(
+                  'td',
+                  {},
+                  h('a', { href: tb.result ? `#/r/${tb.game}` : `#/g/${tb.game}`, class: 'board-link' }, tb.result ? t('replay') : t('watch')),
+                  isOrg && !tb.result && r.round === tt.round ? arbiterButtons(tb.game) : null,
+                ),
+              ),
+            ),
+            r.byes.map((b) => h('tr', { class: 'bye' }, h('td', {}, t('bye')), h('td', {}, b.name), h('td', {}, `+${b.points}`), h('td', {}))),
+          ),
+        ),
+      ),
+    );
+    pairEl.replaceChildren(h('h2', {}, t('pairings')), ...(blocks.length ? blocks : [h('p', { class: 'muted' }, t('none'))]));
+  }
+
+  function renderStandings(st) {
+    const cols = ['rank', 'name', 'pts', 'survival', 'opponents', 'wins', 'seatsWBY'];
+    standEl.replaceChildren(
+      h('h2', {}, t('standings')),
+      h(
+        'table',
+        { class: 'games standings', id: 'standings' },
+        h('thead', {}, h('tr', {}, cols.map((c) => h('th', {}, c === 'name' ? t('players') : t(c))))),
+        h(
+          'tbody',
+          {},
+          st.standings.map((r) =>
+            h(
+              'tr',
+              { 'data-player': r.player, class: r.withdrawn ? 'muted' : '' },
+              h('td', {}, String(r.rank)),
+              h('td', {}, r.name),
+              h('td', { class: 'points' }, String(r.points)),
+              h('td', {}, String(r.survival)),
+              h('td', {}, String(r.opponents)),
+              h('td', {}, String(r.wins)),
+              h('td', {}, r.seats.join('/')),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+
+  async function renderLive(tt, rounds) {
+    const current = rounds.find((r) => r.round === tt.round);
+    const live = current ? current.tables.filter((tb) => !tb.result) : [];
+    const snaps = await Promise.all(live.map((tb) => api.game(tb.game).catch(() => null)));
+    if (destroyed) return;
+    const keep = new Set(live.map((tb) => tb.game));
+    for (const g of [...boards.keys()]) if (!keep.has(g)) boards.delete(g);
+    const cells = live.map((tb, i) => {
+      const snap = snaps[i];
+      let entry = boards.get(tb.game);
+      if (!entry) {
+        const host = h('div', { class: 'mini-board' });
+        const board = new Board(host, { fade: false });
+        // One #board per page (the game's); the mini boards share its styles by class.
+        board.svg.removeAttribute('id');
+        board.svg.classList.add('mini');
+        entry = { host, board };
+        boards.set(tb.game, entry);
+      }
+      if (snap) entry.board.update({ placement: parsePlacement(snap.status.position), legal: new Map(), last: null, checked: [], interactive: false });
+      const clocks = snap
+        ? SIDES.map((s, k) => h('span', { class: `clock-mini${snap.status.clocks[k].running ? ' running' : ''}` }, h('span', { class: `dot dot-${s}` }), formatClock(snap.status.clocks[k].remaining_ms), ' '))
+        : [];
+      return h(
+        'div',
+        { class: 'live-table', 'data-game': tb.game, 'data-ply': snap ? String(snap.status.ply) : '', 'data-paused': snap ? String(!!snap.status.paused) : '' },
+        h('div', {}, h('a', { href: `#/g/${tb.game}` }, `${t('table')} ${tb.table}`), snap && snap.status.paused ? ` · ${t('arbiter_pause')}` : ''),
+        entry.host,
+        h('div', { class: 'muted' }, clocks),
+      );
+    });
+    liveEl.replaceChildren(h('h2', {}, `${t('liveGames')} — ${t('roundN', { n: tt.round })}`), h('div', { class: 'live-boards' }, cells.length ? cells : h('p', { class: 'muted' }, t('none'))));
+  }
+
+  let busy = false;
+  async function refresh(now = false) {
+    if (now) clearTimeout(timer);
+    if (busy) return;
+    busy = true;
+    try {
+      const [tt, rounds, st] = await Promise.all([api.tournament(id), api.rounds(id), api.standings(id)]);
+      if (destroyed) return;
+      const isOrg = renderHead(tt);
+      renderPairings(tt, rounds, isOrg);
+      renderStandings(st);
+      await renderLive(tt, rounds);
+    } catch (x) {
+      if (x && x.status === 404) {
+        showError(err, x);
+        return;
+      }
+      console.warn('tournament refresh failed; trying again', x);
+    } finally {
+      busy = false;
+    }
+    if (!destroyed) timer = setTimeout(refresh, REFRESH_MS);
+  }
+  refresh();
+  return {
+    destroy() {
+      destroyed = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The lobby's card of the player's tournament boards (filled by `refreshBoards`). */
+export function boardsCard(navigate) {
+  const el = h('div', { id: 'my-boards' });
+  const card = h('section', { class: 'card', hidden: true, id: 'boards-card' }, h('h2', {}, t('yourBoards')), el);
+  async function refreshBoards() {
+    try {
+      const list = await api.boards();
+      card.hidden = !list.length;
+      el.replaceChildren(
+        ...list.map((b) => {
+          const go = button(t('goToBoard'), { class: 'small primary', 'data-game': b.game }, () => navigate(`#/g/${b.game}`));
+          return h('div', { class: 'form-row' }, `${b.name} · ${t('roundN', { n: b.round })} · ${t('table')} ${b.table} · ${sideName(b.side)} `, go);
+        }),
+      );
+    } catch {
+      card.hidden = true;
+    }
+  }
+  return { card, refreshBoards };
+}

@@ -1,0 +1,97 @@
+// A tournament in the browser against the real server: an organizer signs up,
+// creates a Swiss event and shares the invitation link; three players register
+// and check in from it; the organizer pairs round 1; each player's lobby shows
+// the board to go to; the organizer pauses the game (the players' boards show
+// it) and adjudicates it; a spectator sees pairings, the result, and the
+// standings.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, newPage, shot } from './helpers.mjs';
+
+let server;
+let browser;
+const errors = [];
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.stop();
+});
+
+test('organizer, players and a spectator run a tournament from the pages', async () => {
+  const { page: org } = await newPage(browser, {}, errors);
+  await org.goto(`${server.url}/#/t`);
+  await org.fill('#acct-user', `org_${Date.now() % 100000}`);
+  await org.fill('#acct-pass', 'a long enough password');
+  await org.click('#sign-up');
+  await org.waitForSelector('#tournament-form');
+  await org.fill('#tn-name', 'Browser cup');
+  await org.fill('#tn-rounds', '1');
+  await org.click('#tn-create');
+  await org.waitForSelector('#t-organizer:not([hidden]) #invite-link');
+  const link = await org.textContent('#invite-link');
+  assert.match(link, /#\/t\/[0-9a-f]+\?code=[A-Z0-9]{8}$/);
+  const id = link.split('#/t/')[1].split('?')[0];
+
+  const players = [];
+  for (let i = 0; i < 3; i++) {
+    const { page } = await newPage(browser, {}, errors);
+    await page.goto(link);
+    await page.click('#register');
+    await page.click('#check-in');
+    const me = await page.evaluate(() => JSON.parse(localStorage.getItem('sanguo.session')).player);
+    await page.waitForFunction((id) => (document.querySelector(`#t-players [data-player="${id}"]`) || {}).textContent?.includes('✓'), me);
+    players.push(page);
+  }
+  // Every player registered and checked in, in order.
+  await org.waitForFunction(() => document.querySelectorAll('#t-players [data-player]').length === 3 && document.querySelector('#t-players').textContent.split('✓').length === 4);
+
+  await org.waitForSelector('#pair-next:not([disabled])');
+  await org.click('#pair-next');
+  await org.waitForSelector('#t-pairings tr[data-table="1"]');
+  const game = await org.getAttribute('#t-pairings tr[data-table="1"]', 'data-game');
+  await org.waitForSelector(`#t-live .live-table[data-game="${game}"] svg`);
+
+  // Each player's lobby lists the board; they go there and are seated and live.
+  for (const page of players) {
+    await page.goto(`${server.url}/#/`);
+    await page.click(`#boards-card button[data-game="${game}"]`);
+    await page.waitForSelector('#game[data-phase="live"][data-role="player"]');
+  }
+  await shot(org, 'tournament-organizer.png', '#tournament');
+
+  // Pause with a reason: every board shows it.
+  await org.fill('#arb-reason', 'a phone rang');
+  await org.click(`#t-pairings tr[data-game="${game}"] button[data-act="pause"]`);
+  for (const page of players) await page.waitForSelector('#game[data-paused="true"]');
+  await org.waitForSelector(`#t-live .live-table[data-game="${game}"][data-paused="true"]`);
+
+  // Adjudicate: B wins.
+  await org.fill('#arb-reason', 'the hall closes');
+  await org.selectOption('#arb-outcome', 'B');
+  await org.click(`#t-pairings tr[data-game="${game}"] button[data-act="adjudicate"]`);
+  for (const page of players) await page.waitForSelector('#game[data-phase="finished"]');
+  await org.waitForSelector('#t-status[data-status="finished"]');
+
+  // A spectator without any part in it sees the pairings, result and standings.
+  const { page: fan } = await newPage(browser, {}, errors);
+  await fan.goto(`${server.url}/#/t/${id}`);
+  await fan.waitForSelector('#t-status[data-status="finished"]');
+  assert.equal(await fan.isHidden('#t-organizer'), true);
+  const result = await fan.textContent(`#t-pairings tr[data-game="${game}"] .result`);
+  assert.match(result, /Adjudicated/);
+  const rows = await fan.$$eval('#standings tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  assert.equal(rows.length, 3);
+  assert.deepEqual(rows.map((r) => r[2]), ['3', '0', '0']);
+  const names = await fan.$$eval(`#t-pairings tr[data-game="${game}"] td:nth-child(2) div`, (ds) => ds.map((d) => d.textContent));
+  assert.equal(rows[0][1], names[1], 'B, who was given the win, leads');
+  const csv = await (await fetch(`${server.url}/api/tournaments/${id}/standings.csv`)).text();
+  assert.equal(csv.trim().split('\n').length, 4);
+  await shot(fan, 'tournament-spectator.png', '#tournament');
+  assert.deepEqual(errors, []);
+});
