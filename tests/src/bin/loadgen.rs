@@ -1,15 +1,27 @@
-//! `loadgen`: plays many concurrent games of random legal moves
-//! against a running server over real WebSockets and measures it.
+//! `loadgen`: drives a running server (or the bare `relay` baseline) over
+//! real WebSockets and measures it. Four modes:
 //!
-//! Each game has three guest players, each with its own WebSocket. The side
-//! to move sends a random legal move (from the server's list) after an
-//! optional think time; the latency of a move is the time from sending it to
-//! the moment the last of the three seats has received it. A finished game is
-//! replaced by a new one until the run's duration is over.
+//! - `games` (default): N concurrent games, three guest players each with its
+//!   own WebSocket. The side to move sends a random legal move (from the
+//!   server's list) after an optional think time; the latency of a move is
+//!   the time from sending it to the moment the last of the three seats has
+//!   received it. A finished game is replaced by a new one until the run's
+//!   duration is over.
+//! - `relay`: the same load shape against `relay` (no HTTP, no rules, no
+//!   storage): three sockets per game, the seat whose turn it is sends a
+//!   message of `--relay-bytes`, the relay hands it to all three.
+//! - `idle`: N spectator connections that only answer heartbeats, spread
+//!   over open games; reports the server memory per connection.
+//! - `rooms`: N live games (three seats taken over HTTP) without any socket;
+//!   reports the server memory per live game.
+//!
+//! With `--server-pid` the server's resident memory and CPU come from
+//! `/proc`; memory per game or connection is the RSS growth over the load
+//! divided by its size. `--json` prints one JSON object instead of text.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -17,16 +29,47 @@ use futures_util::{SinkExt, StreamExt};
 use protocol::{
     ClientMsg, CreateGame, GameEvent, JoinGame, PROTOCOL_VERSION, ServerMsg, Session, Side, Snapshot, TimeControl,
 };
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 use tokio_tungstenite::tungstenite::Message;
+use tokio_util::sync::CancellationToken;
+
+/// What the load is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Games of random legal moves.
+    Games,
+    /// The same shape against the bare relay.
+    Relay,
+    /// Idle spectator connections.
+    Idle,
+    /// Live games without connections.
+    Rooms,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Games => "games",
+            Mode::Relay => "relay",
+            Mode::Idle => "idle",
+            Mode::Rooms => "rooms",
+        }
+    }
+}
 
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// The server, e.g. `http://127.0.0.1:8080`.
     pub url: String,
-    /// Games played at the same time.
+    /// The load.
+    pub mode: Mode,
+    /// Games played at the same time (`games`, `relay`, `rooms`).
     pub games: usize,
+    /// Connections (`idle`).
+    pub connections: usize,
+    /// Idle connections per game (`idle`).
+    pub per_game: usize,
     /// How long to measure (after all games have started).
     pub duration: Duration,
     /// Think time before each move, ms (uniform in `0..=think_ms`).
@@ -35,6 +78,10 @@ pub struct Options {
     pub seed: u64,
     /// Pid of the server process, to report its memory and CPU.
     pub server_pid: Option<u32>,
+    /// Size of a relayed move message (`relay`).
+    pub relay_bytes: usize,
+    /// Print JSON.
+    pub json: bool,
     /// Flooding connections: each watches a game of its own and sends
     /// messages as fast as it can, reconnecting whenever it is cut off.
     pub flooders: usize,
@@ -44,55 +91,133 @@ pub struct Options {
 #[derive(Debug, Default)]
 struct Totals {
     moves: AtomicU64,
+    games_started: AtomicU64,
     games_finished: AtomicU64,
     errors: AtomicU64,
     connections: AtomicU64,
+    moved_msgs: AtomicU64,
+    moved_bytes: AtomicU64,
     flood_sent: AtomicU64,
     flood_cutoffs: AtomicU64,
 }
 
 /// The measured numbers.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Report {
+    /// The load.
+    pub mode: &'static str,
+    /// Games (or connections in `idle`) asked for.
+    pub size: usize,
     /// Moves seen by all three seats during the measured window.
     pub moves: u64,
     /// Length of the measured window.
     pub elapsed: Duration,
-    /// Latency percentiles (send → last seat received), microseconds: p50, p99, p999, max.
-    pub latency_us: [u64; 4],
+    /// Latency percentiles (send → last seat received), microseconds: p50, p90, p99, p999, max.
+    pub latency_us: [u64; 5],
     /// Games that ended during the run.
     pub games_finished: u64,
-    /// Error messages received from the server (refused moves and the like).
+    /// Error messages received from the server (refused moves and the like) and failed games.
     pub errors: u64,
     /// WebSocket connections open at the end of the window.
     pub connections: u64,
-    /// Server resident memory at the end, KiB (with `server_pid`).
-    pub server_rss_kib: Option<u64>,
-    /// Server CPU seconds used during the window (with `server_pid`).
+    /// Mean size of a `moved` event as received, bytes (`games`).
+    pub moved_bytes: Option<u64>,
+    /// Server resident memory before the load, KiB.
+    pub rss_before_kib: Option<u64>,
+    /// Server resident memory once the load is in place, KiB.
+    pub rss_loaded_kib: Option<u64>,
+    /// Server resident memory at the end of the window, KiB.
+    pub rss_end_kib: Option<u64>,
+    /// Server CPU seconds used during the window.
     pub server_cpu_s: Option<f64>,
+    /// The load generator's own CPU seconds during the window.
+    pub loadgen_cpu_s: Option<f64>,
     /// Flooders: messages sent and times cut off (with the close reasons seen).
     pub flood: Option<(u64, u64, Vec<String>)>,
 }
 
+impl Report {
+    fn secs(&self) -> f64 {
+        self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// RSS growth per game (or per connection in `idle`), KiB: from before
+    /// the load to its end (`games`, `relay`) or to when it is in place.
+    pub fn kib_per_unit(&self) -> Option<f64> {
+        let after = match self.mode {
+            "idle" | "rooms" => self.rss_loaded_kib?,
+            _ => self.rss_end_kib?,
+        };
+        let units = match self.mode {
+            "idle" => self.connections as f64,
+            _ => self.size as f64,
+        };
+        let before = self.rss_before_kib?;
+        (units > 0.0).then(|| after.saturating_sub(before) as f64 / units)
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let [p50, p90, p99, p999, max] = self.latency_us.map(|us| us as f64 / 1000.0);
+        serde_json::json!({
+            "mode": self.mode,
+            "size": self.size,
+            "moves": self.moves,
+            "elapsed_s": self.secs(),
+            "moves_per_s": self.moves as f64 / self.secs(),
+            "latency_ms": {"p50": p50, "p90": p90, "p99": p99, "p999": p999, "max": max},
+            "games_finished": self.games_finished,
+            "errors": self.errors,
+            "connections": self.connections,
+            "moved_bytes": self.moved_bytes,
+            "server_rss_kib": {"before": self.rss_before_kib, "loaded": self.rss_loaded_kib, "end": self.rss_end_kib},
+            "kib_per_unit": self.kib_per_unit(),
+            "server_cpu_pct": self.server_cpu_s.map(|c| 100.0 * c / self.secs()),
+            "loadgen_cpu_pct": self.loadgen_cpu_s.map(|c| 100.0 * c / self.secs()),
+            "flood": self.flood.as_ref().map(|(sent, cut, reasons)| serde_json::json!({"sent": sent, "cutoffs": cut, "reasons": reasons})),
+            "uptime": std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim(),
+        })
+    }
+}
+
 impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let secs = self.elapsed.as_secs_f64();
-        writeln!(f, "moves            {}", self.moves)?;
-        writeln!(f, "elapsed_s        {secs:.1}")?;
-        writeln!(f, "moves_per_s      {:.0}", self.moves as f64 / secs)?;
-        let [p50, p99, p999, max] = self.latency_us.map(|us| us as f64 / 1000.0);
-        writeln!(
-            f,
-            "latency_ms       p50 {p50:.2}  p99 {p99:.2}  p999 {p999:.2}  max {max:.2}"
-        )?;
-        writeln!(f, "games_finished   {}", self.games_finished)?;
+        let secs = self.secs();
+        writeln!(f, "mode             {} ({})", self.mode, self.size)?;
+        if matches!(self.mode, "games" | "relay") {
+            writeln!(f, "moves            {}", self.moves)?;
+            writeln!(f, "elapsed_s        {secs:.1}")?;
+            writeln!(f, "moves_per_s      {:.0}", self.moves as f64 / secs)?;
+            let [p50, p90, p99, p999, max] = self.latency_us.map(|us| us as f64 / 1000.0);
+            writeln!(
+                f,
+                "latency_ms       p50 {p50:.2}  p90 {p90:.2}  p99 {p99:.2}  p999 {p999:.2}  max {max:.2}"
+            )?;
+            writeln!(f, "games_finished   {}", self.games_finished)?;
+        }
         writeln!(f, "errors           {}", self.errors)?;
         writeln!(f, "connections      {}", self.connections)?;
-        if let Some(rss) = self.server_rss_kib {
-            writeln!(f, "server_rss_mib   {:.1}", rss as f64 / 1024.0)?;
+        if let Some(b) = self.moved_bytes {
+            writeln!(f, "moved_bytes      {b}")?;
+        }
+        let mib = |k: Option<u64>| k.map_or("-".to_owned(), |k| format!("{:.1}", k as f64 / 1024.0));
+        if self.rss_before_kib.is_some() {
+            writeln!(
+                f,
+                "server_rss_mib   before {}  loaded {}  end {}",
+                mib(self.rss_before_kib),
+                mib(self.rss_loaded_kib),
+                mib(self.rss_end_kib)
+            )?;
+        }
+        if let Some(k) = self.kib_per_unit() {
+            let unit = if self.mode == "idle" { "connection" } else { "game" };
+            writeln!(f, "kib_per_{unit:<10} {k:.1}")?;
         }
         if let Some(cpu) = self.server_cpu_s {
             writeln!(f, "server_cpu_pct   {:.0}", 100.0 * cpu / secs)?;
+        }
+        if let Some(cpu) = self.loadgen_cpu_s {
+            writeln!(f, "loadgen_cpu_pct  {:.0}", 100.0 * cpu / secs)?;
         }
         if let Some((sent, cut, reasons)) = &self.flood {
             writeln!(f, "flood_sent       {sent}")?;
@@ -102,16 +227,63 @@ impl std::fmt::Display for Report {
     }
 }
 
+/// Reads the server's numbers around the measured window.
+#[derive(Debug)]
+struct Probe {
+    pid: Option<u32>,
+    cpu: Option<f64>,
+    own_cpu: Option<f64>,
+}
+
+impl Probe {
+    fn start(pid: Option<u32>) -> Probe {
+        Probe {
+            pid,
+            cpu: pid.and_then(cpu_seconds),
+            own_cpu: cpu_seconds(std::process::id()),
+        }
+    }
+
+    fn rss(&self) -> Option<u64> {
+        self.pid.and_then(rss_kib)
+    }
+
+    fn finish(&self, r: &mut Report) {
+        r.rss_end_kib = self.rss();
+        r.server_cpu_s = match (self.cpu, self.pid.and_then(cpu_seconds)) {
+            (Some(a), Some(b)) => Some(b - a),
+            _ => None,
+        };
+        r.loadgen_cpu_s = match (self.own_cpu, cpu_seconds(std::process::id())) {
+            (Some(a), Some(b)) => Some(b - a),
+            _ => None,
+        };
+    }
+}
+
 /// Runs the load and returns the report.
 pub async fn run(opts: Options) -> Result<Report> {
-    let http = reqwest::Client::builder()
+    match opts.mode {
+        Mode::Games | Mode::Relay => run_games(opts).await,
+        Mode::Idle => run_idle(opts).await,
+        Mode::Rooms => run_rooms(opts).await,
+    }
+}
+
+fn http_client() -> Result<reqwest::Client> {
+    reqwest::Client::builder()
         .pool_max_idle_per_host(64)
         .build()
-        .context("http client")?;
+        .context("http client")
+}
+
+async fn run_games(opts: Options) -> Result<Report> {
+    let http = http_client()?;
     let totals = Arc::new(Totals::default());
     let (lat_tx, mut lat_rx) = mpsc::unbounded_channel::<u64>();
-    let measuring = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let stop = tokio_util::sync::CancellationToken::new();
+    let measuring = Arc::new(AtomicBool::new(false));
+    let stop = CancellationToken::new();
+    let rss_before = opts.server_pid.and_then(rss_kib);
 
     let mut tasks = Vec::new();
     for g in 0..opts.games {
@@ -125,18 +297,29 @@ pub async fn run(opts: Options) -> Result<Report> {
         );
         tasks.push(tokio::spawn(async move {
             let mut rng = opts2.seed ^ (g as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            let mut first = true;
             while !stop.is_cancelled() {
-                if let Err(e) = play_one(&http, &opts2, &totals, &lat_tx, &measuring, &stop, &mut rng).await {
-                    if !stop.is_cancelled() {
-                        eprintln!("loadgen: game {g}: {e:#}");
-                        totals.errors.fetch_add(1, Ordering::Relaxed);
-                        tokio::time::sleep(Duration::from_millis(200)).await;
-                    }
+                let game = Game {
+                    opts: &opts2,
+                    totals: &totals,
+                    lat_tx: &lat_tx,
+                    measuring: &measuring,
+                    stop: &stop,
+                };
+                let r = match opts2.mode {
+                    Mode::Relay => game.play_relay(g, &mut rng, &mut first).await,
+                    _ => game.play(&http, &mut rng, &mut first).await,
+                };
+                if let Err(e) = r
+                    && !stop.is_cancelled()
+                {
+                    eprintln!("loadgen: game {g}: {e:#}");
+                    totals.errors.fetch_add(1, Ordering::Relaxed);
+                    tokio::time::sleep(Duration::from_millis(200)).await;
                 }
             }
         }));
-        // Ramp up gently: the server creates sessions with argon2-free tokens, but
-        // thousands of simultaneous requests would measure the accept queue.
+        // Ramp up gently: thousands of simultaneous requests would measure the accept queue.
         if g % 50 == 49 {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -162,9 +345,16 @@ pub async fn run(opts: Options) -> Result<Report> {
             }
         }));
     }
-    // Let every game start before measuring.
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    let cpu_before = opts.server_pid.and_then(cpu_seconds);
+    // Measure once every game has started (or after a minute, whatever started).
+    let ramp = Instant::now();
+    while (totals.games_started.load(Ordering::Relaxed) as usize) < opts.games
+        && ramp.elapsed() < Duration::from_secs(60)
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let rss_loaded = opts.server_pid.and_then(rss_kib);
+    let probe = Probe::start(opts.server_pid);
     totals.moves.store(0, Ordering::Relaxed);
     measuring.store(true, Ordering::Relaxed);
     let start = Instant::now();
@@ -181,43 +371,35 @@ pub async fn run(opts: Options) -> Result<Report> {
         }
     }
     measuring.store(false, Ordering::Relaxed);
-    let elapsed = start.elapsed();
-    let moves = totals.moves.load(Ordering::Relaxed);
-    let connections = totals.connections.load(Ordering::Relaxed);
-    let server_rss_kib = opts.server_pid.and_then(rss_kib);
-    let server_cpu_s = match (cpu_before, opts.server_pid.and_then(cpu_seconds)) {
-        (Some(a), Some(b)) => Some(b - a),
-        _ => None,
+    let mut report = Report {
+        mode: opts.mode.name(),
+        size: opts.games,
+        elapsed: start.elapsed(),
+        moves: totals.moves.load(Ordering::Relaxed),
+        connections: totals.connections.load(Ordering::Relaxed),
+        rss_before_kib: rss_before,
+        rss_loaded_kib: rss_loaded,
+        ..Report::default()
     };
+    probe.finish(&mut report);
     stop.cancel();
     for t in tasks {
         let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
     }
     latencies.sort_unstable();
-    let pct = |p: f64| -> u64 {
-        if latencies.is_empty() {
-            return 0;
-        }
-        let i = ((latencies.len() as f64 - 1.0) * p).round() as usize;
-        latencies[i]
-    };
-    Ok(Report {
-        moves,
-        elapsed,
-        latency_us: [pct(0.50), pct(0.99), pct(0.999), pct(1.0)],
-        games_finished: totals.games_finished.load(Ordering::Relaxed),
-        errors: totals.errors.load(Ordering::Relaxed),
-        connections,
-        server_rss_kib,
-        server_cpu_s,
-        flood: (opts.flooders > 0).then(|| {
-            (
-                totals.flood_sent.load(Ordering::Relaxed),
-                totals.flood_cutoffs.load(Ordering::Relaxed),
-                reasons.lock().unwrap().iter().cloned().collect(),
-            )
-        }),
-    })
+    report.latency_us = [0.50, 0.90, 0.99, 0.999, 1.0].map(|p| percentile(&latencies, p));
+    report.games_finished = totals.games_finished.load(Ordering::Relaxed);
+    report.errors = totals.errors.load(Ordering::Relaxed);
+    report.flood = (opts.flooders > 0).then(|| {
+        (
+            totals.flood_sent.load(Ordering::Relaxed),
+            totals.flood_cutoffs.load(Ordering::Relaxed),
+            reasons.lock().unwrap().iter().cloned().collect(),
+        )
+    });
+    let n = totals.moved_msgs.load(Ordering::Relaxed);
+    report.moved_bytes = (n > 0).then(|| totals.moved_bytes.load(Ordering::Relaxed) / n);
+    Ok(report)
 }
 
 /// One flooding client: a guest opens a game of its own, watches it and
@@ -286,6 +468,13 @@ async fn flood(
     Ok(())
 }
 
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
 fn next(rng: &mut u64) -> u64 {
     *rng ^= *rng << 13;
     *rng ^= *rng >> 7;
@@ -312,20 +501,19 @@ async fn post<T: serde::de::DeserializeOwned>(
 }
 
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+type Writer = futures_util::stream::SplitSink<Ws, Message>;
 
-/// Plays one game to its end (or until the run stops).
-async fn play_one(
+const SIDES: [Side; 3] = [Side::W, Side::B, Side::Y];
+
+/// A guest session, a game it created, and (with `seat`) all three seats taken.
+async fn new_game(
     http: &reqwest::Client,
-    opts: &Options,
-    totals: &Totals,
-    lat_tx: &mpsc::UnboundedSender<u64>,
-    measuring: &std::sync::atomic::AtomicBool,
-    stop: &tokio_util::sync::CancellationToken,
-    rng: &mut u64,
-) -> Result<()> {
-    let base = opts.url.trim_end_matches('/');
+    base: &str,
+    seat: bool,
+    grace_ms: Option<u64>,
+) -> Result<(String, Vec<Session>)> {
     let mut sessions = Vec::new();
-    for _ in 0..3 {
+    for _ in 0..if seat { 3 } else { 1 } {
         let s: Session = post(http, &format!("{base}/api/sessions"), None, &serde_json::json!({})).await?;
         sessions.push(s);
     }
@@ -340,123 +528,207 @@ async fn play_one(
         direction: None,
         public: Some(false),
         players_chat: None,
-        grace_ms: None,
+        grace_ms,
         bots: None,
     };
     let snap: Snapshot = post(http, &format!("{base}/api/games"), Some(&sessions[0].token), &create).await?;
-    let id = snap.id.clone();
-    let sides = [Side::W, Side::B, Side::Y];
-    for (s, side) in sessions.iter().zip(sides) {
-        let _: serde_json::Value = post(
-            http,
-            &format!("{base}/api/games/{id}/join"),
-            Some(&s.token),
-            &JoinGame { side: Some(side) },
-        )
-        .await?;
+    if seat {
+        for (s, side) in sessions.iter().zip(SIDES) {
+            let _: serde_json::Value = post(
+                http,
+                &format!("{base}/api/games/{}/join", snap.id),
+                Some(&s.token),
+                &JoinGame { side: Some(side) },
+            )
+            .await?;
+        }
     }
+    Ok((snap.id, sessions))
+}
 
-    // Three connections: readers feed one channel; the writers stay here.
-    let ws_url = format!("{}/api/games/{id}/ws", base.replacen("http", "ws", 1));
-    let (tx, mut rx) = mpsc::unbounded_channel::<(usize, ServerMsg, Instant)>();
-    let mut writers = Vec::new();
-    let mut readers = Vec::new();
-    for (i, s) in sessions.iter().enumerate() {
-        let (ws, _) = tokio_tungstenite::connect_async(ws_url.as_str())
-            .await
-            .context("connect")?;
-        let (mut w, mut r): (futures_util::stream::SplitSink<Ws, Message>, _) = ws.split();
-        let hello = ClientMsg::Hello {
-            protocol: PROTOCOL_VERSION,
-            token: Some(s.token.clone()),
-            v: None,
-        };
-        w.send(Message::text(serde_json::to_string(&hello)?)).await?;
-        writers.push(w);
-        let tx = tx.clone();
-        readers.push(tokio::spawn(async move {
-            while let Some(Ok(msg)) = r.next().await {
-                if let Message::Text(t) = msg
-                    && let Ok(m) = serde_json::from_str::<ServerMsg>(&t)
-                {
-                    let _ = tx.send((i, m, Instant::now()));
-                }
+fn ws_base(url: &str) -> String {
+    url.trim_end_matches('/').replacen("http", "ws", 1)
+}
+
+/// One game's view of the shared run state.
+struct Game<'a> {
+    opts: &'a Options,
+    totals: &'a Totals,
+    lat_tx: &'a mpsc::UnboundedSender<u64>,
+    measuring: &'a AtomicBool,
+    stop: &'a CancellationToken,
+}
+
+impl Game<'_> {
+    /// Opens three sockets to `url`, sends each its first message, and
+    /// spawns readers feeding one channel.
+    async fn open(
+        &self,
+        url: &str,
+        hellos: [Option<String>; 3],
+    ) -> Result<(
+        Vec<Writer>,
+        mpsc::UnboundedReceiver<(usize, Message, Instant)>,
+        Guard<'_>,
+    )> {
+        let (tx, rx) = mpsc::unbounded_channel::<(usize, Message, Instant)>();
+        let mut writers = Vec::new();
+        let mut readers = Vec::new();
+        for (i, hello) in hellos.into_iter().enumerate() {
+            let (ws, _) = tokio_tungstenite::connect_async(url).await.context("connect")?;
+            let (mut w, mut r): (Writer, _) = ws.split();
+            if let Some(h) = hello {
+                w.send(Message::text(h)).await?;
             }
-        }));
-    }
-    drop(tx);
-    totals.connections.fetch_add(3, Ordering::Relaxed);
-    let _guard = Guard(totals, readers);
-
-    // ply → (sent at, seats that have it)
-    let mut pending: HashMap<u32, (Instant, u8)> = HashMap::new();
-    let mut last_ply_sent: Option<u32> = None;
-    let mut status = None;
-    loop {
-        // Move if it is our turn and we have not sent for this ply.
-        if let Some(st) = status.take() {
-            let protocol::Status {
-                turn, ply, legal_moves, ..
-            } = st;
-            if !legal_moves.is_empty() && last_ply_sent != Some(ply) {
-                if opts.think_ms > 0 {
-                    tokio::time::sleep(Duration::from_millis(next(rng) % (opts.think_ms + 1))).await;
+            writers.push(w);
+            let tx = tx.clone();
+            readers.push(tokio::spawn(async move {
+                while let Some(Ok(msg)) = r.next().await {
+                    if tx.send((i, msg, Instant::now())).is_err() {
+                        break;
+                    }
                 }
-                let mv = legal_moves[(next(rng) % legal_moves.len() as u64) as usize].clone();
-                let seat = sides.iter().position(|s| *s == turn).unwrap();
-                let msg = ClientMsg::Move { ply, mv };
-                pending.insert(ply, (Instant::now(), 0));
-                last_ply_sent = Some(ply);
-                writers[seat].send(Message::text(serde_json::to_string(&msg)?)).await?;
+            }));
+        }
+        self.totals.connections.fetch_add(3, Ordering::Relaxed);
+        Ok((writers, rx, Guard(self.totals, readers)))
+    }
+
+    fn arrived(&self, pending: &mut HashMap<u32, (Instant, u8)>, ply: u32, at: Instant) {
+        if let Some(p) = pending.get_mut(&ply) {
+            p.1 += 1;
+            if p.1 == 3 {
+                let sent = p.0;
+                pending.remove(&ply);
+                if self.measuring.load(Ordering::Relaxed) {
+                    self.totals.moves.fetch_add(1, Ordering::Relaxed);
+                    let _ = self.lat_tx.send(at.duration_since(sent).as_micros() as u64);
+                }
             }
         }
-        let (seat, msg, at) = tokio::select! {
-            _ = stop.cancelled() => return Ok(()),
-            m = rx.recv() => m.ok_or_else(|| anyhow!("all connections closed"))?,
-        };
-        match msg {
-            ServerMsg::Snapshot { game } if seat == 0 => {
-                if game.result.is_some() {
-                    totals.games_finished.fetch_add(1, Ordering::Relaxed);
-                    return Ok(());
+    }
+
+    async fn think(&self, rng: &mut u64) {
+        if self.opts.think_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(next(rng) % (self.opts.think_ms + 1))).await;
+        }
+    }
+
+    /// Plays one game to its end (or until the run stops).
+    async fn play(&self, http: &reqwest::Client, rng: &mut u64, first: &mut bool) -> Result<()> {
+        let base = self.opts.url.trim_end_matches('/');
+        let (id, sessions) = new_game(http, base, true, None).await?;
+        let hellos = [0, 1, 2].map(|i| {
+            serde_json::to_string(&ClientMsg::Hello {
+                protocol: PROTOCOL_VERSION,
+                token: Some(sessions[i].token.clone()),
+                v: None,
+            })
+            .ok()
+        });
+        let (mut writers, mut rx, _guard) = self
+            .open(&format!("{}/api/games/{id}/ws", ws_base(base)), hellos)
+            .await?;
+        if std::mem::take(first) {
+            self.totals.games_started.fetch_add(1, Ordering::Relaxed);
+        }
+
+        // ply → (sent at, seats that have it)
+        let mut pending: HashMap<u32, (Instant, u8)> = HashMap::new();
+        let mut last_ply_sent: Option<u32> = None;
+        let mut status = None;
+        loop {
+            // Move if it is our turn and we have not sent for this ply.
+            if let Some(st) = status.take() {
+                let protocol::Status {
+                    turn, ply, legal_moves, ..
+                } = st;
+                if !legal_moves.is_empty() && last_ply_sent != Some(ply) {
+                    self.think(rng).await;
+                    let mv = legal_moves[(next(rng) % legal_moves.len() as u64) as usize].clone();
+                    let seat = SIDES.iter().position(|s| *s == turn).unwrap();
+                    let msg = ClientMsg::Move { ply, mv };
+                    pending.insert(ply, (Instant::now(), 0));
+                    last_ply_sent = Some(ply);
+                    writers[seat].send(Message::text(serde_json::to_string(&msg)?)).await?;
                 }
-                status = Some(game.status);
             }
-            ServerMsg::Event { event: Some(e), .. } => match *e {
-                GameEvent::Moved { ply, status: st, .. } => {
-                    if let Some(p) = pending.get_mut(&ply) {
-                        p.1 += 1;
-                        if p.1 == 3 {
-                            let sent = p.0;
-                            pending.remove(&ply);
-                            if measuring.load(Ordering::Relaxed) {
-                                totals.moves.fetch_add(1, Ordering::Relaxed);
-                                let _ = lat_tx.send(at.duration_since(sent).as_micros() as u64);
-                            }
+            let (seat, msg, at) = tokio::select! {
+                _ = self.stop.cancelled() => return Ok(()),
+                m = rx.recv() => m.ok_or_else(|| anyhow!("all connections closed"))?,
+            };
+            let Message::Text(text) = msg else { continue };
+            let Ok(msg) = serde_json::from_str::<ServerMsg>(&text) else {
+                continue;
+            };
+            match msg {
+                ServerMsg::Snapshot { game } if seat == 0 => {
+                    if game.result.is_some() {
+                        self.totals.games_finished.fetch_add(1, Ordering::Relaxed);
+                        return Ok(());
+                    }
+                    status = Some(game.status);
+                }
+                ServerMsg::Event { event: Some(e), .. } => match *e {
+                    GameEvent::Moved { ply, status: st, .. } => {
+                        self.totals.moved_msgs.fetch_add(1, Ordering::Relaxed);
+                        self.totals.moved_bytes.fetch_add(text.len() as u64, Ordering::Relaxed);
+                        self.arrived(&mut pending, ply, at);
+                        if seat == 0 {
+                            status = Some(st);
                         }
                     }
-                    if seat == 0 {
+                    GameEvent::Started { status: st } | GameEvent::State { status: st } if seat == 0 => {
                         status = Some(st);
                     }
+                    GameEvent::Finished { .. } if seat == 0 => {
+                        self.totals.games_finished.fetch_add(1, Ordering::Relaxed);
+                        return Ok(());
+                    }
+                    _ => {}
+                },
+                ServerMsg::Error { code, message } => {
+                    self.totals.errors.fetch_add(1, Ordering::Relaxed);
+                    eprintln!("loadgen: server error {code:?}: {message}");
                 }
-                GameEvent::Started { status: st } | GameEvent::State { status: st } if seat == 0 => {
-                    status = Some(st);
-                }
-                GameEvent::Finished { .. } if seat == 0 => {
-                    totals.games_finished.fetch_add(1, Ordering::Relaxed);
-                    return Ok(());
+                ServerMsg::Ping { n } => {
+                    let pong = ClientMsg::Pong { n };
+                    writers[seat].send(Message::text(serde_json::to_string(&pong)?)).await?;
                 }
                 _ => {}
-            },
-            ServerMsg::Error { code, message } => {
-                totals.errors.fetch_add(1, Ordering::Relaxed);
-                eprintln!("loadgen: server error {code:?}: {message}");
             }
-            ServerMsg::Ping { n } => {
-                let pong = ClientMsg::Pong { n };
-                writers[seat].send(Message::text(serde_json::to_string(&pong)?)).await?;
+        }
+    }
+
+    /// The same shape against the relay: seat `ply % 3` sends, all three
+    /// receive; runs until the run stops.
+    async fn play_relay(&self, g: usize, rng: &mut u64, first: &mut bool) -> Result<()> {
+        let url = format!("{}/relay/{g}", ws_base(&self.opts.url));
+        let (mut writers, mut rx, _guard) = self.open(&url, [None, None, None]).await?;
+        if std::mem::take(first) {
+            self.totals.games_started.fetch_add(1, Ordering::Relaxed);
+        }
+        let mut pending: HashMap<u32, (Instant, u8)> = HashMap::new();
+        let mut ply = 0u32;
+        loop {
+            self.think(rng).await;
+            let head = format!("{{\"ply\":{ply},\"pad\":\"");
+            let pad = self.opts.relay_bytes.saturating_sub(head.len() + 2);
+            let msg = format!("{head}{}\"}}", "x".repeat(pad));
+            pending.insert(ply, (Instant::now(), 0));
+            writers[(ply % 3) as usize].send(Message::text(msg)).await?;
+            // Wait until all three have it.
+            while pending.contains_key(&ply) {
+                let (_, msg, at) = tokio::select! {
+                    _ = self.stop.cancelled() => return Ok(()),
+                    m = rx.recv() => m.ok_or_else(|| anyhow!("all connections closed"))?,
+                };
+                let Message::Text(text) = msg else { continue };
+                let v: serde_json::Value = serde_json::from_str(&text)?;
+                let got = v["ply"].as_u64().ok_or_else(|| anyhow!("relay sent {text}"))? as u32;
+                self.arrived(&mut pending, got, at);
             }
-            _ => {}
+            ply += 1;
         }
     }
 }
@@ -479,6 +751,165 @@ impl std::fmt::Debug for Guard<'_> {
     }
 }
 
+/// Creates `n` games (seated or open), `parallel` at a time.
+async fn create_games(opts: &Options, n: usize, seat: bool, totals: &Totals) -> Result<Vec<String>> {
+    let http = http_client()?;
+    let gate = Arc::new(Semaphore::new(64));
+    let mut tasks = Vec::new();
+    for _ in 0..n {
+        let (http, base, gate) = (http.clone(), opts.url.trim_end_matches('/').to_owned(), gate.clone());
+        tasks.push(tokio::spawn(async move {
+            let _permit = gate.acquire_owned().await;
+            // A day of grace: nobody abandons while the run measures.
+            new_game(&http, &base, seat, Some(86_400_000)).await.map(|(id, _)| id)
+        }));
+    }
+    let mut ids = Vec::new();
+    for t in tasks {
+        match t.await? {
+            Ok(id) => ids.push(id),
+            Err(e) => {
+                totals.errors.fetch_add(1, Ordering::Relaxed);
+                eprintln!("loadgen: creating a game: {e:#}");
+            }
+        }
+    }
+    Ok(ids)
+}
+
+/// Live games without connections: memory per room.
+async fn run_rooms(opts: Options) -> Result<Report> {
+    let totals = Totals::default();
+    // Warm up the server's allocator and pools with a few games first.
+    create_games(&opts, 16, true, &totals).await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let rss_before = opts.server_pid.and_then(rss_kib);
+    let ids = create_games(&opts, opts.games, true, &totals).await?;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let rss_loaded = opts.server_pid.and_then(rss_kib);
+    let probe = Probe::start(opts.server_pid);
+    let start = Instant::now();
+    tokio::time::sleep(opts.duration).await;
+    let mut report = Report {
+        mode: opts.mode.name(),
+        size: ids.len(),
+        elapsed: start.elapsed(),
+        errors: totals.errors.load(Ordering::Relaxed),
+        rss_before_kib: rss_before,
+        rss_loaded_kib: rss_loaded,
+        ..Report::default()
+    };
+    probe.finish(&mut report);
+    Ok(report)
+}
+
+/// Idle spectator connections: memory per connection, and whether the
+/// server holds them all.
+async fn run_idle(opts: Options) -> Result<Report> {
+    let totals = Arc::new(Totals::default());
+    let n_games = opts.connections.div_ceil(opts.per_game.max(1));
+    let ids = create_games(&opts, n_games, false, &totals).await?;
+    if ids.is_empty() {
+        bail!("no game could be created");
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let rss_before = opts.server_pid.and_then(rss_kib);
+    let stop = CancellationToken::new();
+    let gate = Arc::new(Semaphore::new(256));
+    let base = ws_base(&opts.url);
+    let hello = serde_json::to_string(&ClientMsg::Hello {
+        protocol: PROTOCOL_VERSION,
+        token: None,
+        v: None,
+    })?;
+    let mut tasks = Vec::new();
+    for c in 0..opts.connections {
+        let url = format!("{base}/api/games/{}/ws", ids[c % ids.len()]);
+        let (gate, totals, stop, hello) = (gate.clone(), totals.clone(), stop.clone(), hello.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut permit = gate.acquire_owned().await.ok();
+            let ws = match tokio_tungstenite::connect_async(url.as_str()).await {
+                Ok((ws, _)) => ws,
+                Err(e) => {
+                    totals.errors.fetch_add(1, Ordering::Relaxed);
+                    eprintln!("loadgen: connection {c}: {e}");
+                    return;
+                }
+            };
+            let (mut w, mut r) = ws.split();
+            if w.send(Message::text(hello)).await.is_err() {
+                totals.errors.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            // Connected once the welcome arrives.
+            let mut welcomed = false;
+            loop {
+                let msg = tokio::select! {
+                    _ = stop.cancelled() => break,
+                    m = r.next() => m,
+                };
+                let Some(Ok(Message::Text(t))) = msg else { break };
+                match serde_json::from_str::<ServerMsg>(&t) {
+                    Ok(ServerMsg::Welcome { .. }) if !welcomed => {
+                        welcomed = true;
+                        totals.connections.fetch_add(1, Ordering::Relaxed);
+                        permit.take();
+                    }
+                    Ok(ServerMsg::Ping { n }) => {
+                        let Ok(pong) = serde_json::to_string(&ClientMsg::Pong { n }) else {
+                            break;
+                        };
+                        if w.send(Message::text(pong)).await.is_err() {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if welcomed {
+                totals.connections.fetch_sub(1, Ordering::Relaxed);
+                if !stop.is_cancelled() {
+                    totals.errors.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }));
+    }
+    // Wait for every connection to be welcomed (or to fail).
+    let ramp = Instant::now();
+    loop {
+        let done = totals.connections.load(Ordering::Relaxed) + totals.errors.load(Ordering::Relaxed);
+        if done as usize >= opts.connections || ramp.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let connected = totals.connections.load(Ordering::Relaxed);
+    let rss_loaded = opts.server_pid.and_then(rss_kib);
+    let probe = Probe::start(opts.server_pid);
+    let start = Instant::now();
+    // Hold them: the server pings every 15 s and drops the silent.
+    tokio::time::sleep(opts.duration).await;
+    let mut report = Report {
+        mode: opts.mode.name(),
+        size: opts.connections,
+        elapsed: start.elapsed(),
+        connections: totals.connections.load(Ordering::Relaxed),
+        errors: totals.errors.load(Ordering::Relaxed),
+        rss_before_kib: rss_before,
+        rss_loaded_kib: rss_loaded,
+        ..Report::default()
+    };
+    probe.finish(&mut report);
+    // Per connection: the growth while they connected, over those welcomed then.
+    report.connections = report.connections.min(connected);
+    stop.cancel();
+    for t in tasks {
+        let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
+    }
+    Ok(report)
+}
+
 fn rss_kib(pid: u32) -> Option<u64> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     s.lines()
@@ -499,25 +930,38 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
     Some((utime + stime) / 100.0)
 }
 
-const USAGE: &str = "usage: loadgen --url URL [--games N] [--seconds S] [--think-ms MS] [--seed N] [--server-pid PID]
-               [--flooders N]
+const USAGE: &str = "usage: loadgen --url URL [--mode games|relay|idle|rooms] [--games N] [--connections N]
+               [--per-game N] [--seconds S] [--think-ms MS] [--seed N] [--server-pid PID]
+               [--relay-bytes N] [--flooders N] [--json]
 
-Plays N concurrent games (3 WebSocket clients each) of random legal moves
-against a running server and prints moves/s, the latency from sending a move
-to every seat receiving it (p50/p99/p999/max), connections held, and the
-server's memory and CPU when --server-pid is given. --flooders N adds N
-connections that send messages as fast as they can (each watching a game of
-its own), to measure what flooding does to the other games; it reports how
-often they were cut off and the close reasons.";
+games  (default) N concurrent games (3 WebSocket clients each) of random legal moves:
+       moves/s, latency from sending a move to every seat receiving it
+       (p50/p90/p99/p999/max), connections held, the mean `moved` message size.
+relay  the same shape against the `relay` baseline (messages of --relay-bytes, default 1500).
+idle   --connections N spectator sockets that only answer heartbeats, --per-game (100)
+       on each open game: connections held, server memory per connection.
+rooms  N live games (seats taken over HTTP) without sockets: server memory per game.
+
+--flooders N (games mode) adds N connections that send messages as fast as they can
+(each watching a game of its own), to measure what flooding does to the other games;
+it reports how often they were cut off and the close reasons.
+
+With --server-pid: the server's RSS before, loaded and at the end, and its CPU
+during the window (from /proc). --json prints one JSON object.";
 
 fn parse_args() -> Result<Options> {
     let mut opts = Options {
         url: String::new(),
+        mode: Mode::Games,
         games: 100,
+        connections: 1000,
+        per_game: 100,
         duration: Duration::from_secs(20),
         think_ms: 0,
         seed: 1,
         server_pid: None,
+        relay_bytes: 1500,
+        json: false,
         flooders: 0,
     };
     let mut args = std::env::args().skip(1);
@@ -525,11 +969,24 @@ fn parse_args() -> Result<Options> {
         let mut val = || args.next().ok_or_else(|| anyhow!("{a} needs a value\n{USAGE}"));
         match a.as_str() {
             "--url" => opts.url = val()?,
+            "--mode" => {
+                opts.mode = match val()?.as_str() {
+                    "games" => Mode::Games,
+                    "relay" => Mode::Relay,
+                    "idle" => Mode::Idle,
+                    "rooms" => Mode::Rooms,
+                    m => bail!("unknown mode {m}\n{USAGE}"),
+                }
+            }
             "--games" => opts.games = val()?.parse()?,
+            "--connections" => opts.connections = val()?.parse()?,
+            "--per-game" => opts.per_game = val()?.parse()?,
             "--seconds" => opts.duration = Duration::from_secs_f64(val()?.parse()?),
             "--think-ms" => opts.think_ms = val()?.parse()?,
             "--seed" => opts.seed = val()?.parse()?,
             "--server-pid" => opts.server_pid = Some(val()?.parse()?),
+            "--relay-bytes" => opts.relay_bytes = val()?.parse()?,
+            "--json" => opts.json = true,
             "--flooders" => opts.flooders = val()?.parse()?,
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -546,8 +1003,13 @@ fn parse_args() -> Result<Options> {
 
 fn main() -> Result<()> {
     let opts = parse_args()?;
+    let json = opts.json;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let report = rt.block_on(run(opts))?;
-    print!("{report}");
+    if json {
+        println!("{}", report.json());
+    } else {
+        print!("{report}");
+    }
     Ok(())
 }

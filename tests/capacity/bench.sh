@@ -1,0 +1,27 @@
+#!/bin/bash
+# One capacity measurement on a fresh database: starts the release server
+# pinned to CPU 1 (nice -10), runs `loadgen` pinned to CPU 0 with the given
+# arguments, prints the load average before and after, stops the server.
+#
+#   tests/capacity/bench.sh target/release/sanguo LABEL --games 1000 --think-ms 1000 --seconds 20 --json
+#
+# PG: the Postgres to use (default postgres://postgres@127.0.0.1:5499, a
+# cluster of its own so that the other users of the machine's Postgres do
+# not share its WAL fsyncs). PORT: the server's port (8181).
+set -eu
+BIN=$1; LABEL=$2; shift 2
+PG=${PG:-postgres://postgres@127.0.0.1:5499}
+PORT=${PORT:-8181}
+DIR=$(cd "$(dirname "$0")/../.." && pwd)
+DB=capacity_$(date +%s%N | tail -c 8)
+psql -q "$PG/postgres" -c "create database $DB" >/dev/null
+ulimit -n 20000
+RUST_LOG=warn DATABASE_URL="$PG/$DB" setsid nice -n -10 taskset -c 1 "$BIN" serve \
+    --listen 127.0.0.1:$PORT --messages-per-second 1000 >"/tmp/capacity-$LABEL.log" 2>&1 &
+SP=$!
+for _ in $(seq 100); do curl -sf 127.0.0.1:$PORT/healthz >/dev/null && break; sleep 0.1; done
+echo "== $LABEL $(date -u +%T) load: $(cut -d' ' -f1-3 /proc/loadavg)"
+nice -n -10 taskset -c 0 "$DIR/target/release/loadgen" --url http://127.0.0.1:$PORT --server-pid $SP "$@"
+echo "   load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+kill $SP; wait $SP 2>/dev/null || true
+psql -q "$PG/postgres" -c "drop database $DB" >/dev/null
