@@ -388,4 +388,15 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
     drop(tx);
     kick.cancel();
     let _ = writer.await;
+    // Finish the closing handshake: read (and discard) what the client still sends until its Close
+    // arrives, for at most a second. Dropping the socket with unread data would make the kernel
+    // answer with a reset, and the client could lose our Close frame and its reason.
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        while let Some(Ok(m)) = stream.next().await {
+            if matches!(m, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
 }
