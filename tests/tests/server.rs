@@ -59,8 +59,10 @@ async fn scripted_game_to_the_end(server: &TestServer) {
     let mut spectator = Client::connect(server.addr, &t.game, Some(&watcher_session.token), None).await;
     assert_eq!(spectator.side, None);
     spectator.until_v(t.players[0].v).await;
+    let before_chat = t.players[0].v;
 
-    // Chat: each channel reaches its audience; the others get bare versions.
+    // Chat: each channel reaches its audience; the others get bare versions. The two messages come
+    // from two connections, so the server may take them in either order.
     t.players[0]
         .send(&ClientMsg::Chat {
             channel: Channel::Players,
@@ -93,7 +95,8 @@ async fn scripted_game_to_the_end(server: &TestServer) {
             ..
         }
     ));
-    let v = t.players[0].v + 1;
+    // Two chat events, one version each, whatever their order.
+    let v = before_chat + 2;
     for c in t.players.iter_mut().chain([&mut spectator]) {
         c.until_v(v).await;
     }
