@@ -58,3 +58,25 @@ pub fn scripted_game(seed: u64) -> (Vec<(Side, Move)>, Game) {
 }
 
 pub mod harness;
+
+/// POSTs `body` as JSON (with a bearer `token`) and decodes the JSON answer; a non-2xx status is an
+/// error carrying the server's body. Shared by the tools (`loadgen`, `crashtest`).
+pub async fn post<T: serde::de::DeserializeOwned>(
+    http: &reqwest::Client,
+    url: &str,
+    token: Option<&str>,
+    body: &impl serde::Serialize,
+    timeout: std::time::Duration,
+) -> anyhow::Result<T> {
+    use anyhow::Context as _;
+    let mut req = http.post(url).json(body).timeout(timeout);
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let resp = req.send().await.with_context(|| format!("POST {url}"))?;
+    let status = resp.status();
+    if !status.is_success() {
+        anyhow::bail!("POST {url}: {status}: {}", resp.text().await.unwrap_or_default());
+    }
+    Ok(resp.json().await?)
+}

@@ -223,29 +223,18 @@ async fn wait_healthy(http: &reqwest::Client, base: &str, proc_: &mut ServerProc
     }
 }
 
-async fn post<T: serde::de::DeserializeOwned>(
-    http: &reqwest::Client,
-    url: &str,
-    token: Option<&str>,
-    body: &impl serde::Serialize,
-) -> Result<T> {
-    let mut req = http.post(url).json(body).timeout(Duration::from_secs(10));
-    if let Some(t) = token {
-        req = req.bearer_auth(t);
-    }
-    let resp = req.send().await.with_context(|| format!("POST {url}"))?;
-    let status = resp.status();
-    if !status.is_success() {
-        bail!("POST {url}: {status}: {}", resp.text().await.unwrap_or_default());
-    }
-    Ok(resp.json().await?)
-}
-
 /// Creates a game and seats three guests; returns the id and the tokens.
 async fn new_game(http: &reqwest::Client, base: &str) -> Result<(String, [String; 3])> {
     let mut tokens = Vec::new();
     for _ in 0..3 {
-        let s: Session = post(http, &format!("{base}/api/sessions"), None, &serde_json::json!({})).await?;
+        let s: Session = sanguo_tests::post(
+            http,
+            &format!("{base}/api/sessions"),
+            None,
+            &serde_json::json!({}),
+            Duration::from_secs(10),
+        )
+        .await?;
         tokens.push(s.token);
     }
     let create = CreateGame {
@@ -259,13 +248,21 @@ async fn new_game(http: &reqwest::Client, base: &str) -> Result<(String, [String
         grace_ms: Some(3_600_000),
         ..CreateGame::default()
     };
-    let snap: protocol::Snapshot = post(http, &format!("{base}/api/games"), Some(&tokens[0]), &create).await?;
+    let snap: protocol::Snapshot = sanguo_tests::post(
+        http,
+        &format!("{base}/api/games"),
+        Some(&tokens[0]),
+        &create,
+        Duration::from_secs(10),
+    )
+    .await?;
     for (t, side) in tokens.iter().zip(Side::ALL) {
-        let _: serde_json::Value = post(
+        let _: serde_json::Value = sanguo_tests::post(
             http,
             &format!("{base}/api/games/{}/join", snap.id),
             Some(t),
             &JoinGame { side: Some(side) },
+            Duration::from_secs(10),
         )
         .await?;
     }

@@ -413,12 +413,20 @@ async fn flood(
     reasons: &std::sync::Mutex<std::collections::BTreeSet<String>>,
 ) -> Result<()> {
     let base = url.trim_end_matches('/');
-    let s: Session = post(http, &format!("{base}/api/sessions"), None, &serde_json::json!({})).await?;
-    let snap: Snapshot = post(
+    let s: Session = sanguo_tests::post(
+        http,
+        &format!("{base}/api/sessions"),
+        None,
+        &serde_json::json!({}),
+        POST_TIMEOUT,
+    )
+    .await?;
+    let snap: Snapshot = sanguo_tests::post(
         http,
         &format!("{base}/api/games"),
         Some(&s.token),
         &serde_json::json!({}),
+        POST_TIMEOUT,
     )
     .await?;
     let ws_url = format!("{}/api/games/{}/ws", base.replacen("http", "ws", 1), snap.id);
@@ -482,23 +490,8 @@ fn next(rng: &mut u64) -> u64 {
     *rng
 }
 
-async fn post<T: serde::de::DeserializeOwned>(
-    http: &reqwest::Client,
-    url: &str,
-    token: Option<&str>,
-    body: &impl serde::Serialize,
-) -> Result<T> {
-    let mut req = http.post(url).json(body);
-    if let Some(t) = token {
-        req = req.bearer_auth(t);
-    }
-    let resp = req.send().await.with_context(|| format!("POST {url}"))?;
-    let status = resp.status();
-    if !status.is_success() {
-        bail!("POST {url}: {status}: {}", resp.text().await.unwrap_or_default());
-    }
-    Ok(resp.json().await?)
-}
+/// How long one API call of the load generator may take.
+const POST_TIMEOUT: Duration = Duration::from_secs(30);
 
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 type Writer = futures_util::stream::SplitSink<Ws, Message>;
@@ -514,7 +507,14 @@ async fn new_game(
 ) -> Result<(String, Vec<Session>)> {
     let mut sessions = Vec::new();
     for _ in 0..if seat { 3 } else { 1 } {
-        let s: Session = post(http, &format!("{base}/api/sessions"), None, &serde_json::json!({})).await?;
+        let s: Session = sanguo_tests::post(
+            http,
+            &format!("{base}/api/sessions"),
+            None,
+            &serde_json::json!({}),
+            POST_TIMEOUT,
+        )
+        .await?;
         sessions.push(s);
     }
     let create = CreateGame {
@@ -531,14 +531,22 @@ async fn new_game(
         grace_ms,
         bots: None,
     };
-    let snap: Snapshot = post(http, &format!("{base}/api/games"), Some(&sessions[0].token), &create).await?;
+    let snap: Snapshot = sanguo_tests::post(
+        http,
+        &format!("{base}/api/games"),
+        Some(&sessions[0].token),
+        &create,
+        POST_TIMEOUT,
+    )
+    .await?;
     if seat {
         for (s, side) in sessions.iter().zip(SIDES) {
-            let _: serde_json::Value = post(
+            let _: serde_json::Value = sanguo_tests::post(
                 http,
                 &format!("{base}/api/games/{}/join", snap.id),
                 Some(&s.token),
                 &JoinGame { side: Some(side) },
+                POST_TIMEOUT,
             )
             .await?;
         }
