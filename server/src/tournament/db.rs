@@ -70,6 +70,10 @@ pub struct GameRow {
     pub replaced_by: Option<String>,
     /// Player ids at W, B, Y.
     pub seats: [String; 3],
+    /// Their names (a bot's: `Bot (level N)`).
+    pub names: [String; 3],
+    /// The bots' levels (`None`: a person).
+    pub bots: [Option<bot::Level>; 3],
     /// Phase.
     pub phase: Phase,
     /// Result once finished.
@@ -255,10 +259,16 @@ impl Store {
     pub async fn tournament_games(&self, tournament: &str) -> Result<Vec<GameRow>, StoreError> {
         let rows = sqlx::query(
             "SELECT tg.game_id, tg.round, tg.table_no, tg.current, tg.replaced_by, g.phase, g.result, \
-             (SELECT player_id FROM seats WHERE game_id = tg.game_id AND side = 'W') AS w, \
-             (SELECT player_id FROM seats WHERE game_id = tg.game_id AND side = 'B') AS b, \
-             (SELECT player_id FROM seats WHERE game_id = tg.game_id AND side = 'Y') AS y \
+             pw.id AS w, pw.name AS w_name, pw.bot_level AS w_bot, \
+             pb.id AS b, pb.name AS b_name, pb.bot_level AS b_bot, \
+             py.id AS y, py.name AS y_name, py.bot_level AS y_bot \
              FROM tournament_games tg JOIN games g ON g.id = tg.game_id \
+             LEFT JOIN seats sw ON sw.game_id = tg.game_id AND sw.side = 'W' \
+             LEFT JOIN players pw ON pw.id = sw.player_id \
+             LEFT JOIN seats sb ON sb.game_id = tg.game_id AND sb.side = 'B' \
+             LEFT JOIN players pb ON pb.id = sb.player_id \
+             LEFT JOIN seats sy ON sy.game_id = tg.game_id AND sy.side = 'Y' \
+             LEFT JOIN players py ON py.id = sy.player_id \
              WHERE tg.tournament_id = $1 ORDER BY tg.round, tg.table_no, g.created_ms",
         )
         .bind(tournament)
@@ -272,6 +282,16 @@ impl Store {
                     r.try_get::<Option<String>, _>(c)?
                         .ok_or_else(|| StoreError::Corrupt(format!("tournament game without seat {c}")))
                 };
+                let bot = |c: &str| -> Result<Option<bot::Level>, StoreError> {
+                    r.try_get::<Option<i64>, _>(c)?
+                        .map(|n| {
+                            u8::try_from(n)
+                                .ok()
+                                .and_then(bot::Level::from_number)
+                                .ok_or_else(|| corrupt("bot level", &n.to_string()))
+                        })
+                        .transpose()
+                };
                 Ok(GameRow {
                     game: r.try_get("game_id")?,
                     round: r.try_get::<i64, _>("round")? as u32,
@@ -279,6 +299,8 @@ impl Store {
                     current: r.try_get::<i64, _>("current")? != 0,
                     replaced_by: r.try_get("replaced_by")?,
                     seats: [seat("w")?, seat("b")?, seat("y")?],
+                    names: [seat("w_name")?, seat("b_name")?, seat("y_name")?],
+                    bots: [bot("w_bot")?, bot("b_bot")?, bot("y_bot")?],
                     phase: Phase::parse(&phase).ok_or_else(|| corrupt("phase", &phase))?,
                     result: result.map(|x| from_json(&x)).transpose()?,
                 })

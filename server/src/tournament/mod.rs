@@ -15,7 +15,7 @@ use protocol::tournament::{
     Bye, ByeFill, CreateTournament, Entrant, Pairing, PairingSystem, Round, Standing, Standings, Tournament,
     TournamentSettings, TournamentStatus,
 };
-use protocol::{ErrorCode, GameSettings, Phase, Side};
+use protocol::{BOT_LEVELS, ErrorCode, GameSettings, Phase, Side};
 
 use self::db::{EntrantRow, GameRow, NewGame, TournamentRow};
 use self::pairing::{History, Met};
@@ -84,10 +84,8 @@ pub fn settings_of(c: CreateTournament, default_grace_ms: u64, now_ms: i64) -> R
         )));
     }
     let byes = c.byes.unwrap_or_default();
-    if let ByeFill::Bot { .. } = byes {
-        return Err(bad(
-            "bots filling byes are not supported in tournaments yet: byes score points (byes: {\"kind\": \"points\"})",
-        ));
+    if let ByeFill::Bot { level } = byes {
+        bye_bot_level(level)?;
     }
     let opens = c.registration_opens_ms.unwrap_or(now_ms);
     if let Some(closes) = c.registration_closes_ms
@@ -111,6 +109,18 @@ pub fn settings_of(c: CreateTournament, default_grace_ms: u64, now_ms: i64) -> R
         registration_closes_ms: c.registration_closes_ms,
         starts_ms: c.starts_ms,
         grace_ms,
+    })
+}
+
+/// The level of the bots that fill byes (`byes: {"kind": "bot", "level": n}`),
+/// or a `bad_request`.
+fn bye_bot_level(n: u8) -> Result<bot::Level, ApiError> {
+    bot::Level::from_number(n).ok_or_else(|| {
+        bad(format!(
+            "byes: a bot's level is {} (weakest) to {}, not {n}",
+            BOT_LEVELS.start(),
+            BOT_LEVELS.end()
+        ))
     })
 }
 
@@ -170,20 +180,15 @@ impl Loaded {
         }
     }
 
-    /// Every entrant's totals (current games and byes).
+    /// Every entrant's totals (current games and byes). A seat that is no
+    /// entrant's is a bot's (a bye filled by a bot): it has no totals.
     pub fn totals(&self) -> Vec<Totals> {
         let idx = self.index();
         let played: Vec<Played> = self
             .current_games()
-            .filter_map(|g| {
-                Some(Played {
-                    seats: [
-                        *idx.get(g.seats[0].as_str())?,
-                        *idx.get(g.seats[1].as_str())?,
-                        *idx.get(g.seats[2].as_str())?,
-                    ],
-                    result: g.result.clone().filter(|_| g.phase == Phase::Finished),
-                })
+            .map(|g| Played {
+                seats: g.seats.each_ref().map(|p| idx.get(p.as_str()).copied()),
+                result: g.result.clone().filter(|_| g.phase == Phase::Finished),
             })
             .collect();
         let byes: Vec<(usize, u32)> = self
@@ -278,7 +283,8 @@ impl Loaded {
             tables.push(Pairing {
                 table: g.table,
                 game: g.game.clone(),
-                names: g.seats.clone().map(|p| self.name_of(&p)),
+                // As stored with the seats: a bot's is "Bot (level N)".
+                names: g.names.clone(),
                 seats: g.seats.clone(),
                 result: g.result.clone().filter(|_| g.phase == Phase::Finished),
                 aborted,
@@ -303,7 +309,9 @@ impl Loaded {
 #[derive(Debug, Default)]
 struct Plan {
     tables: Vec<[usize; 3]>,
-    byes: Vec<usize>,
+    /// The players without a table, in groups of those who may share a
+    /// table with bots (Swiss: all; round robin: each group's).
+    byes: Vec<Vec<usize>>,
     /// Round robin, round 1: each entrant's group.
     groups: Vec<(usize, u32)>,
     /// Round robin, round 1: the number of rounds.
@@ -314,7 +322,9 @@ fn histories(l: &Loaded, totals: &[Totals]) -> Vec<History> {
     (0..l.entrants.len())
         .map(|i| History {
             points: totals[i].points,
-            byes: totals[i].byes,
+            // A game at a bot table counts like a bye: nobody gets a second
+            // one before everyone has had one.
+            byes: totals[i].byes + totals[i].bot_games,
             seats: totals[i].seats,
         })
         .collect()
@@ -335,6 +345,7 @@ fn swiss_plan(l: &Loaded, active: &[usize]) -> Plan {
     let idx = l.index();
     let mut met = Met::default();
     for g in l.current_games() {
+        // Bots are no entrants: only the people of a table met.
         let local: Vec<usize> = g
             .seats
             .iter()
@@ -349,7 +360,7 @@ fn swiss_plan(l: &Loaded, active: &[usize]) -> Plan {
     let p = pairing::swiss(&hist, &met);
     Plan {
         tables: p.tables.into_iter().map(|t| t.map(|k| order[k])).collect(),
-        byes: p.byes.into_iter().map(|k| order[k]).collect(),
+        byes: vec![p.byes.into_iter().map(|k| order[k]).collect()],
         ..Plan::default()
     }
 }
@@ -403,17 +414,31 @@ fn round_robin_plan(l: &Loaded, active: &[usize], group_size: u32, round: u32) -
                 seated.extend(t);
             }
         }
-        plan.byes
-            .extend(g.iter().copied().filter(|p| active.contains(p) && !seated.contains(p)));
+        plan.byes.push(
+            g.iter()
+                .copied()
+                .filter(|p| active.contains(p) && !seated.contains(p))
+                .collect(),
+        );
     }
     Ok(plan)
 }
 
-/// Builds a table's game: a room with the three players seated, so the game
-/// is live and W's clock runs from the round's start.
+/// Who takes a seat of a table.
+#[derive(Debug)]
+enum TableSeat {
+    /// An entrant.
+    Person(Player),
+    /// A new bot of this level (a bye filled by a bot).
+    Bot(bot::Level),
+}
+
+/// Builds a table's game: a room with the three seats taken, so the game is
+/// live and W's clock runs from the round's start (a bot at W moves at once).
+/// A bot seat is a new bot player, stored with the seat.
 fn table_game(
     settings: &TournamentSettings,
-    players: [Player; 3],
+    seats: [TableSeat; 3],
     round: u32,
     table: u32,
 ) -> Result<(Room, NewGame), ApiError> {
@@ -428,8 +453,17 @@ fn table_game(
     let mut room = Room::new(id.clone(), game_settings.clone());
     let mut ops = Vec::new();
     let wall = wall_ms();
-    for (side, p) in Side::ALL.into_iter().zip(players) {
-        let (_, step) = room.join(p, Some(side), 0, wall)?;
+    for (side, seat) in Side::ALL.into_iter().zip(seats) {
+        let (_, step) = match seat {
+            TableSeat::Person(p) => room.join(p, Some(side), 0, wall)?,
+            TableSeat::Bot(level) => room.add_bot(
+                format!("bot-{}", crate::http::random_hex(8)),
+                level,
+                Some(side),
+                0,
+                wall,
+            )?,
+        };
         ops.extend(step.ops);
     }
     let new = NewGame {
@@ -505,19 +539,33 @@ pub async fn pair_next_round(s: &AppState, organizer: &Player, id: &str) -> Resu
     if let Some(r) = plan.rounds {
         settings.rounds = r;
     }
+    let person = |i: usize| TableSeat::Person(player_of(&l.entrants[i]));
+    let mut tables: Vec<[TableSeat; 3]> = plan.tables.iter().map(|t| t.map(person)).collect();
+    let mut byes: Vec<(String, u32)> = Vec::new();
+    match settings.byes {
+        ByeFill::Points => {
+            for &i in plan.byes.iter().flatten() {
+                byes.push((l.entrants[i].player.clone(), settings.scoring.bye));
+            }
+        }
+        ByeFill::Bot { level } => {
+            // Checked at creation; a stored level that is not one is corrupt.
+            let level = bye_bot_level(level)
+                .map_err(|_| ApiError::new(ErrorCode::Internal, "the tournament's bye bot level is invalid"))?;
+            let hist = histories(&l, &l.totals());
+            for people in plan.byes.iter().flat_map(|g| g.chunks(2)) {
+                let seats = pairing::seat_with_bots(people, &hist);
+                tables.push(seats.map(|p| p.map_or(TableSeat::Bot(level), person)));
+            }
+        }
+    }
     let mut rooms = Vec::new();
     let mut games = Vec::new();
-    for (k, t) in plan.tables.iter().enumerate() {
-        let players = t.map(|i| player_of(&l.entrants[i]));
-        let (room, new) = table_game(&settings, players, round, k as u32 + 1)?;
+    for (k, t) in tables.into_iter().enumerate() {
+        let (room, new) = table_game(&settings, t, round, k as u32 + 1)?;
         rooms.push(room);
         games.push(new);
     }
-    let byes: Vec<(String, u32)> = plan
-        .byes
-        .iter()
-        .map(|&i| (l.entrants[i].player.clone(), settings.scoring.bye))
-        .collect();
     let groups: Vec<(String, u32)> = plan
         .groups
         .iter()
@@ -541,20 +589,28 @@ pub async fn pair_next_round(s: &AppState, organizer: &Player, id: &str) -> Resu
         .ok_or_else(|| ApiError::new(ErrorCode::Internal, "the round vanished"))
 }
 
-/// Starts a new game at the table of an aborted one (same players, same seats).
+/// Starts a new game at the table of an aborted one (same players, same
+/// seats; a bot's seat goes to a new bot of the same level).
 pub async fn repair_table(s: &AppState, l: &Loaded, old: &GameRow) -> Result<String, ApiError> {
     let idx = l.index();
-    let mut players = Vec::with_capacity(3);
-    for p in &old.seats {
-        let i = idx
-            .get(p.as_str())
-            .ok_or_else(|| ApiError::new(ErrorCode::Internal, "a seated player is not an entrant"))?;
-        players.push(player_of(&l.entrants[*i]));
+    let mut seats = Vec::with_capacity(3);
+    for (p, bot) in old.seats.iter().zip(old.bots) {
+        let seat = match (idx.get(p.as_str()), bot) {
+            (Some(&i), _) => TableSeat::Person(player_of(&l.entrants[i])),
+            (None, Some(level)) => TableSeat::Bot(level),
+            (None, None) => {
+                return Err(ApiError::new(
+                    ErrorCode::Internal,
+                    "a seated player is neither an entrant nor a bot",
+                ));
+            }
+        };
+        seats.push(seat);
     }
-    let players: [Player; 3] = players
+    let seats: [TableSeat; 3] = seats
         .try_into()
         .map_err(|_| ApiError::new(ErrorCode::Internal, "a table has three seats"))?;
-    let (room, new) = table_game(&l.t.settings, players, old.round, old.table)?;
+    let (room, new) = table_game(&l.t.settings, seats, old.round, old.table)?;
     match s.store.replace_game(&l.t, &old.game, &new).await {
         Ok(()) => {}
         Err(StoreError::Conflict) => return Err(state_error("the game was replaced meanwhile")),

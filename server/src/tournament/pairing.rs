@@ -59,15 +59,22 @@ pub struct RoundPairing {
 /// (most minus fewest) of its W/B/Y counts after the game, summed; then the
 /// W count of whoever gets W (W moves first: it goes to who had it least).
 fn seat_cost(order: [usize; 3], hist: &[History]) -> (u32, u32, u32) {
+    seat_cost_with_bots(order.map(Some), hist)
+}
+
+/// [`seat_cost`] of a table where `None` seats are bots: only the people
+/// count (a bot has no history; at W it counts as never having had W).
+fn seat_cost_with_bots(order: [Option<usize>; 3], hist: &[History]) -> (u32, u32, u32) {
     let mut spread = 0;
     let mut squares = 0;
-    for (seat, &p) in order.iter().enumerate() {
+    for (seat, p) in order.iter().enumerate() {
+        let Some(p) = *p else { continue };
         let mut c = hist[p].seats;
         c[seat] += 1;
         spread += c.iter().max().unwrap_or(&0) - c.iter().min().unwrap_or(&0);
         squares += c[seat] * c[seat];
     }
-    (spread, squares, hist[order[0]].seats[0])
+    (spread, squares, order[0].map_or(0, |p| hist[p].seats[0]))
 }
 
 /// Seats a trio: the permutation with the least [`seat_cost`]; ties go to
@@ -79,6 +86,25 @@ pub fn seat(trio: [usize; 3], hist: &[History]) -> [usize; 3] {
         .map(|p| [trio[p[0]], trio[p[1]], trio[p[2]]])
         .min_by_key(|o| seat_cost(*o, hist))
         .unwrap_or(trio)
+}
+
+/// Seats the people of a table whose other seats go to bots (`None` in the
+/// answer): of the ways to place one or two people on W, B, Y, the one with
+/// the least seat cost — the same measure as [`seat`], over the people only,
+/// so each gets the side it has had least. Ties go to the order given (the
+/// first person at the earliest seat). `people` has one to three players
+/// (three: the same seating as [`seat`]); more are ignored beyond the third.
+pub fn seat_with_bots(people: &[usize], hist: &[History]) -> [Option<usize>; 3] {
+    const PERMS: [[usize; 3]; 6] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+    let mut table = [None; 3];
+    for (slot, &p) in table.iter_mut().zip(people) {
+        *slot = Some(p);
+    }
+    PERMS
+        .iter()
+        .map(|p| [table[p[0]], table[p[1]], table[p[2]]])
+        .min_by_key(|o| seat_cost_with_bots(*o, hist))
+        .unwrap_or(table)
 }
 
 /// Nodes the Swiss search may visit for each allowance of repeated pairs.
@@ -385,6 +411,68 @@ mod tests {
         assert_ne!(s[0], 0);
         assert_ne!(s[1], 1);
         assert_ne!(s[2], 2);
+    }
+
+    #[test]
+    fn people_at_a_bot_table_get_the_sides_they_had_least() {
+        let mut h = fresh(3);
+        // Nobody has a history: the first person takes W, the bots the rest.
+        assert_eq!(seat_with_bots(&[0], &h), [Some(0), None, None]);
+        assert_eq!(seat_with_bots(&[0, 1], &h), [Some(0), Some(1), None]);
+        // One person who had W and B gets Y.
+        h[0].seats = [1, 1, 0];
+        assert_eq!(seat_with_bots(&[0], &h), [None, None, Some(0)]);
+        // One who had W only gets B (the first seat it lacks), not W again.
+        h[0].seats = [1, 0, 0];
+        assert_eq!(seat_with_bots(&[0], &h), [None, Some(0), None]);
+        // Two: 0 had W and B, 1 had W: 0 gets Y, 1 gets B, W is a bot.
+        h[0].seats = [1, 1, 0];
+        h[1].seats = [1, 0, 0];
+        assert_eq!(seat_with_bots(&[0, 1], &h), [None, Some(1), Some(0)]);
+        // Two who lack the same side: one gets it, the other its next best.
+        h[0].seats = [0, 1, 1];
+        h[1].seats = [0, 1, 1];
+        let s = seat_with_bots(&[0, 1], &h);
+        assert_eq!(s[0], Some(0));
+        assert_eq!(s.iter().flatten().count(), 2);
+        // Three people: the same seating as a table of three.
+        h[2].seats = [2, 0, 1];
+        assert_eq!(seat_with_bots(&[0, 1, 2], &h), seat([0, 1, 2], &h).map(Some));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(100))]
+
+        /// Every person exactly once, and no other placement of them is
+        /// cheaper.
+        #[test]
+        fn a_bot_table_seats_its_people_at_the_cheapest_sides(
+            counts in proptest::collection::vec((0u32..4, 0u32..4, 0u32..4), 2),
+            two in any::<bool>(),
+        ) {
+            let h: Vec<History> = counts
+                .iter()
+                .map(|&(w, b, y)| History { seats: [w, b, y], ..History::default() })
+                .collect();
+            let people: &[usize] = if two { &[0, 1] } else { &[1] };
+            let s = seat_with_bots(people, &h);
+            let mut seated: Vec<usize> = s.iter().flatten().copied().collect();
+            seated.sort_unstable();
+            prop_assert_eq!(&seated[..], people);
+            for a in 0..3 {
+                for b in 0..3 {
+                    let mut other = [None; 3];
+                    other[a] = Some(people[0]);
+                    if let Some(&q) = people.get(1) {
+                        if a == b {
+                            continue;
+                        }
+                        other[b] = Some(q);
+                    }
+                    prop_assert!(seat_cost_with_bots(s, &h) <= seat_cost_with_bots(other, &h));
+                }
+            }
+        }
     }
 
     #[test]

@@ -70,8 +70,8 @@ pub fn score_game(r: &GameResult) -> Option<[SideScore; 3]> {
 /// A game for the standings: the players at W, B, Y (indices) and its result.
 #[derive(Clone, Debug)]
 pub struct Played {
-    /// Players at W, B, Y.
-    pub seats: [usize; 3],
+    /// Players at W, B, Y; `None` for a bot (a bye filled by a bot).
+    pub seats: [Option<usize>; 3],
     /// The result (`None`: not over, counts for nothing yet).
     pub result: Option<GameResult>,
 }
@@ -89,8 +89,12 @@ pub struct Totals {
     pub wins: u32,
     /// Games counted.
     pub games: u32,
-    /// Byes.
+    /// Byes (real ones: a round without a table).
     pub byes: u32,
+    /// Games paired at a table with a bot (over or not). Not a column of the
+    /// standings: pairing counts them like byes, so that nobody gets a second
+    /// bot table before everyone has had one.
+    pub bot_games: u32,
     /// Games at W, B, Y (every game paired, over or not).
     pub seats: [u32; 3],
 }
@@ -103,19 +107,26 @@ impl Totals {
 }
 
 /// Every player's totals from the games and byes (`byes`: player, points).
+///
+/// Bots have no totals: a person's result against bots counts like any
+/// other, and a bot counts 0 in its opponents' points.
 pub fn totals(n: usize, games: &[Played], byes: &[(usize, u32)], scoring: &Scoring) -> Vec<Totals> {
     let mut t = vec![Totals::default(); n];
-    let mut counted: Vec<([usize; 3], [SideScore; 3])> = Vec::new();
+    let mut counted: Vec<([Option<usize>; 3], [SideScore; 3])> = Vec::new();
     for g in games {
-        for (s, &p) in g.seats.iter().enumerate() {
+        let with_bot = g.seats.contains(&None);
+        for (s, p) in g.seats.iter().enumerate() {
+            let Some(p) = *p else { continue };
             t[p].seats[s] += 1;
+            t[p].bot_games += u32::from(with_bot);
         }
         if let Some(sc) = g.result.as_ref().and_then(score_game) {
             counted.push((g.seats, sc));
         }
     }
     for (seats, sc) in &counted {
-        for (s, &p) in seats.iter().enumerate() {
+        for (s, p) in seats.iter().enumerate() {
+            let Some(p) = *p else { continue };
             t[p].points += match sc[s].outcome {
                 Outcome::Win => scoring.win,
                 Outcome::Draw => scoring.draw,
@@ -132,8 +143,13 @@ pub fn totals(n: usize, games: &[Played], byes: &[(usize, u32)], scoring: &Scori
     }
     let points: Vec<u32> = t.iter().map(|x| x.points).collect();
     for (seats, _) in &counted {
-        for &p in seats {
-            t[p].opponents += seats.iter().filter(|&&q| q != p).map(|&q| points[q]).sum::<u32>();
+        for &p in seats.iter().flatten() {
+            t[p].opponents += seats
+                .iter()
+                .flatten()
+                .filter(|&&q| q != p)
+                .map(|&q| points[q])
+                .sum::<u32>();
         }
     }
     t
@@ -246,11 +262,11 @@ mod tests {
         // Game B: 3 W, 0 B, 1 Y — a draw of three. 2 and 3 each have a bye.
         let games = vec![
             Played {
-                seats: [0, 1, 2],
+                seats: [Some(0), Some(1), Some(2)],
                 result: Some(last_standing([Side::B, Side::W], Side::Y)),
             },
             Played {
-                seats: [3, 0, 1],
+                seats: [Some(3), Some(0), Some(1)],
                 result: Some(GameResult {
                     ending: Ending::Draw {
                         reason: DrawReason::Agreement,
@@ -260,7 +276,7 @@ mod tests {
                 }),
             },
             Played {
-                seats: [0, 1, 2],
+                seats: [Some(0), Some(1), Some(2)],
                 result: None,
             },
         ];
@@ -278,5 +294,50 @@ mod tests {
         // Equal on everything: the same place, seed order.
         let same = vec![Totals::default(), Totals::default()];
         assert_eq!(ranking(&same, &[2, 1]), vec![(1, 1), (0, 1)]);
+    }
+
+    #[test]
+    fn bots_have_no_totals_and_count_nothing_for_their_opponents() {
+        // Players 0..3. Game A: 0 alone with two bots (W), 0 wins.
+        // Game B: bot W, 1 at B, 2 at Y — W out first, Y out second: 1 wins.
+        // Game C: 0 W, 1 B, 2 Y — a draw of three.
+        // Game D: 3 with two bots, not over: no points, but a bot game.
+        let games = vec![
+            Played {
+                seats: [Some(0), None, None],
+                result: Some(last_standing([Side::Y, Side::B], Side::W)),
+            },
+            Played {
+                seats: [None, Some(1), Some(2)],
+                result: Some(last_standing([Side::W, Side::Y], Side::B)),
+            },
+            Played {
+                seats: [Some(0), Some(1), Some(2)],
+                result: Some(GameResult {
+                    ending: Ending::Draw {
+                        reason: DrawReason::Agreement,
+                    },
+                    outcomes: [Some(Outcome::Draw); 3],
+                    eliminations: vec![],
+                }),
+            },
+            Played {
+                seats: [None, None, Some(3)],
+                result: None,
+            },
+        ];
+        let t = totals(4, &games, &[], &Scoring::default());
+        assert_eq!(t.iter().map(|x| x.points).collect::<Vec<_>>(), vec![4, 4, 1, 0]);
+        assert_eq!(t.iter().map(|x| x.survival).collect::<Vec<_>>(), vec![2, 2, 1, 0]);
+        assert_eq!(t.iter().map(|x| x.wins).collect::<Vec<_>>(), vec![1, 1, 0, 0]);
+        assert_eq!(t.iter().map(|x| x.games).collect::<Vec<_>>(), vec![2, 2, 2, 0]);
+        // Opponents: bots count 0. 0: (A) 0 + (C) 4+1; 1: (B) 1 + (C) 4+1;
+        // 2: (B) 4 + (C) 4+4.
+        assert_eq!(t.iter().map(|x| x.opponents).collect::<Vec<_>>(), vec![5, 6, 12, 0]);
+        // Bot tables are no byes, but pairing sees them.
+        assert_eq!(t.iter().map(|x| x.byes).collect::<Vec<_>>(), vec![0, 0, 0, 0]);
+        assert_eq!(t.iter().map(|x| x.bot_games).collect::<Vec<_>>(), vec![1, 1, 1, 1]);
+        assert_eq!(t[0].seats, [2, 0, 0]);
+        assert_eq!(t[3].seats, [0, 0, 1]);
     }
 }
