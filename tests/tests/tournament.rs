@@ -2,19 +2,25 @@
 //! database: a 10-player Swiss over 4 rounds (pause, added time, an
 //! adjudicated draw, an aborted and re-paired table, a withdrawal, a late
 //! entry, a server crash mid-round), a 6-player round robin checked against
-//! standings worked out by hand, and a no-show.
+//! standings worked out by hand, a no-show, and a 4-player Swiss whose byes
+//! are filled by bots.
 //!
 //! Games are scripted: a side leaves by resigning twice (before round 15 the
 //! first request is only a warning), so who leaves first and second — and so
 //! every score and survival point — is chosen by the test.
 
 use std::collections::{HashMap, HashSet};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use engine::Game;
+use engine::game::Limits;
 
 use protocol::tournament::{
     ArbiterAction, ArbiterEntry, ArbiterOutcome, Board, Round, Standings, Tournament, TournamentStatus,
 };
-use protocol::{ClientMsg, Ending, ErrorCode, GameEvent, GameRecord, GameResult, Outcome, Phase, Session, Side};
+use protocol::{
+    ClientMsg, Ending, ErrorCode, GameEvent, GameRecord, GameResult, Outcome, Phase, Session, Side, Status,
+};
 use sanguo_tests::harness::{Api, ApiFailure, Client, TestDb, TestServer};
 use serde_json::json;
 
@@ -781,6 +787,287 @@ async fn a_no_show_loses_by_abandonment() {
     assert_eq!(by[t.seats[0].as_str()], (1, 1));
     assert_eq!(by[t.seats[1].as_str()], (1, 1));
     assert_eq!(by[t.seats[2].as_str()], (0, 0));
+    assert_eq!(e.view().await.status, TournamentStatus::Finished);
+    server.stop().await;
+}
+
+/// The move a person at `status.turn` plays: a level-1 search of the
+/// position sent (fast, and it keeps its king).
+fn persons_move(status: &Status, seed: u64) -> String {
+    let pos = engine::parse_position(&status.position).expect("the server's position text parses");
+    let game = Game::from_position(pos, Limits::default());
+    bot::choose_move(&game, bot::Level::One, seed)
+        .expect("a move at a live turn")
+        .to_string()
+}
+
+/// Reads until it is `side`'s turn; false if `side` cannot move any more.
+async fn until_turn(c: &mut Client, side: Side) -> bool {
+    loop {
+        if let Some(st) = &c.status {
+            if !st.live.contains(&side) || st.legal_moves.is_empty() {
+                return false;
+            }
+            if st.turn == side {
+                return true;
+            }
+        }
+        c.next().await;
+    }
+}
+
+/// The person on `c` (at `side`) plays one move as soon as its turn comes.
+async fn play_one(c: &mut Client, side: Side) {
+    assert!(until_turn(c, side).await, "{side} can still move");
+    let st = c.status.clone().expect("a status");
+    c.send(&ClientMsg::Move {
+        ply: st.ply,
+        mv: persons_move(&st, u64::from(st.ply)),
+    })
+    .await;
+    let ply = st.ply;
+    c.until(|e| matches!(e, GameEvent::Moved { ply: p, .. } if *p == ply))
+        .await;
+}
+
+/// Polls a game's state until its ply reaches `ply` (nobody connected).
+async fn until_ply(api: &Api, game: &str, ply: u32) -> protocol::Snapshot {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let s = api.state(game).await;
+        if s.status.ply >= ply {
+            return s;
+        }
+        assert!(Instant::now() < deadline, "ply {ply} not reached: {:?}", s.status.ply);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The sides of a table held by bots of level 1, named by their stored name.
+fn bot_sides(t: &protocol::tournament::Pairing) -> Vec<Side> {
+    Side::ALL
+        .into_iter()
+        .filter(|s| t.seats[s.index()].starts_with("bot-"))
+        .inspect(|s| assert_eq!(t.names[s.index()], "Bot (level 1)", "a bot's name, not its id"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn byes_filled_by_bots_in_a_four_player_swiss() {
+    let db = TestDb::create().await;
+    let mut server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let settings = json!({
+        "name": "Bots fill the byes", "rounds": 2, "byes": { "kind": "bot", "level": 1 },
+        "time_control": { "base_ms": 120000, "increment_ms": 1000 }
+    });
+    let mut e = Event::new(&server, 4, settings).await;
+
+    // A level that is no bot's is refused.
+    for level in [0, 4] {
+        let refused = e
+            .api
+            .post::<Tournament>(
+                "/api/tournaments",
+                Some(&e.org.token),
+                &json!({ "name": "x", "byes": { "kind": "bot", "level": level } }),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!((refused.status, refused.body.code), (400, ErrorCode::BadRequest));
+        assert!(refused.body.message.contains("level"), "{}", refused.body.message);
+    }
+
+    // Round 1: seeds 1-3 at a table, seed 4 alone with two bots (W: nobody
+    // has a history), no byes.
+    let r1 = e.pair().await.expect("round 1");
+    assert!(r1.byes.is_empty());
+    assert_eq!(r1.tables.len(), 2);
+    let people: Vec<String> = e.players.iter().map(|p| p.player.clone()).collect();
+    assert_eq!(r1.tables[0].seats.to_vec(), people[..3].to_vec());
+    let bt = &r1.tables[1];
+    assert_eq!(bt.seats[0], people[3]);
+    assert_eq!(bot_sides(bt), vec![Side::B, Side::Y]);
+    let boards: Vec<Board> = e
+        .api
+        .get_as("/api/me/boards", e.token_of(&people[3]))
+        .await
+        .expect("boards");
+    assert_eq!(boards.len(), 1);
+    assert_eq!((boards[0].game.as_str(), boards[0].side), (bt.game.as_str(), Side::W));
+    let snap = e.api.state(&bt.game).await;
+    assert_eq!(snap.phase, Phase::Live);
+    assert_eq!(
+        snap.seats.each_ref().map(|s| s.as_ref().and_then(|s| s.bot)),
+        [None, Some(1), Some(1)]
+    );
+
+    // The person plays W; both bots answer without anyone moving for them.
+    let mut c = Client::connect(server.addr, &bt.game, Some(e.token_of(&people[3])), None).await;
+    assert_eq!(c.side, Some(Side::W));
+    play_one(&mut c, Side::W).await;
+    assert!(until_turn(&mut c, Side::W).await);
+    assert_eq!(c.status.as_ref().map(|s| s.ply), Some(3));
+    play_one(&mut c, Side::W).await;
+    // Seed 1 (W) leaves first, seed 2 second; seed 3 wins. The person beats the bots.
+    let mut clients = connect(&server, &e, &r1.tables[0].game, &r1.tables[0].seats).await;
+    finish(&mut clients, [Side::W, Side::B]).await;
+    let done = e
+        .arbiter(
+            &bt.game,
+            ArbiterAction::Adjudicate {
+                outcomes: [Outcome::Win, Outcome::Loss, Outcome::Loss],
+            },
+            "the bots are lost",
+        )
+        .await
+        .expect("adjudicate");
+    assert_eq!(done.game.phase, Phase::Finished);
+    drop(c);
+
+    let st = e.standings().await;
+    assert_eq!(st.standings.len(), 4, "no standings rows for bots");
+    let row = |p: &str| st.standings.iter().find(|r| r.player == p).expect("a row").clone();
+    let p4 = row(&people[3]);
+    // An adjudicated win over two sides still in: survival 2; bots count 0
+    // in the opponents' points; a bot table is no bye.
+    assert_eq!(
+        (
+            p4.points,
+            p4.survival,
+            p4.opponents,
+            p4.wins,
+            p4.games,
+            p4.byes,
+            p4.seats
+        ),
+        (3, 2, 0, 1, 1, 0, [1, 0, 0])
+    );
+    assert_eq!((row(&people[2]).points, row(&people[0]).points), (3, 0));
+    assert!(st.standings.iter().all(|r| r.byes == 0 && r.games == 1));
+    let (status, csv) = e
+        .api
+        .get_text(&format!("/api/tournaments/{}/standings.csv", e.id))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(csv.lines().count(), 5);
+    assert!(!csv.contains("bot-"));
+
+    // Round 2: the bot table goes to the lowest placed of those who had
+    // none (seed 1). Seed 1 had W: it sits B, and the bot at W moves first
+    // with nobody connected.
+    let r2 = e.pair().await.expect("round 2");
+    assert!(r2.byes.is_empty());
+    let bt = r2.tables[1].clone();
+    assert_eq!(bt.seats[1], people[0]);
+    assert_eq!(bot_sides(&bt), vec![Side::W, Side::Y]);
+    let mut three: Vec<String> = r2.tables[0].seats.to_vec();
+    three.sort();
+    let mut expected = people[1..].to_vec();
+    expected.sort();
+    assert_eq!(three, expected);
+    until_ply(&e.api, &bt.game, 1).await;
+
+    // The arbiter aborts the bot table: the new game has new bots of the
+    // same level at the same seats, and its W bot moves at once.
+    let out = e
+        .arbiter(&bt.game, ArbiterAction::Abort, "the wrong board")
+        .await
+        .expect("abort");
+    let game = out.replaced_by.expect("a new game");
+    let r2_now: Round = e
+        .api
+        .get(&format!("/api/tournaments/{}/rounds/2", e.id))
+        .await
+        .expect("round 2");
+    let nt = &r2_now.tables[1];
+    assert_eq!(
+        (nt.game.as_str(), nt.aborted.clone()),
+        (game.as_str(), vec![bt.game.clone()])
+    );
+    assert_eq!(bot_sides(nt), vec![Side::W, Side::Y]);
+    assert_eq!(nt.seats[1], people[0]);
+    assert!(nt.seats[0] != bt.seats[0] && nt.seats[2] != bt.seats[2], "new bots");
+    until_ply(&e.api, &game, 1).await;
+
+    // A crash: the game comes back with its bots, which go on playing.
+    let standings_before = e.standings().await;
+    server.crash();
+    server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    e.api = Api::new(server.base());
+    assert_eq!(e.standings().await, standings_before);
+    let mut c = Client::connect(server.addr, &game, Some(e.token_of(&people[0])), None).await;
+    assert_eq!(c.side, Some(Side::B));
+    play_one(&mut c, Side::B).await;
+    assert!(until_turn(&mut c, Side::B).await, "Y and W moved after the restart");
+    let ply = c.status.as_ref().map_or(0, |s| s.ply);
+    assert_eq!(ply, 4);
+
+    let t = &r2.tables[0];
+    let mut clients = connect(&server, &e, &t.game, &t.seats).await;
+    finish(&mut clients, [Side::Y, Side::B]).await;
+    e.arbiter(
+        &game,
+        ArbiterAction::Adjudicate {
+            outcomes: [Outcome::Loss, Outcome::Draw, Outcome::Draw],
+        },
+        "time is up",
+    )
+    .await
+    .expect("adjudicate");
+    drop(c);
+
+    assert_eq!(e.view().await.status, TournamentStatus::Finished);
+    let st = e.standings().await;
+    assert_eq!(st.standings.len(), 4);
+    assert!(st.standings.iter().all(|r| r.byes == 0 && r.games == 2));
+    let p1 = st.standings.iter().find(|r| r.player == people[0]).expect("seed 1");
+    assert_eq!((p1.points, p1.seats), (1, [1, 1, 0]));
+    let records: Vec<GameRecord> = e
+        .api
+        .get(&format!("/api/tournaments/{}/games", e.id))
+        .await
+        .expect("records");
+    assert_eq!(records.len(), 5, "four tables and the aborted game");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_no_show_at_a_bot_table_loses_it() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let e = Event::new(
+        &server,
+        4,
+        json!({ "name": "Quick bots", "rounds": 1, "grace_ms": 2500, "byes": { "kind": "bot", "level": 1 } }),
+    )
+    .await;
+    let r = e.pair().await.expect("round 1");
+    let t = &r.tables[1];
+    assert_eq!(
+        (t.seats[0].as_str(), bot_sides(t)),
+        (e.players[3].player.as_str(), vec![Side::B, Side::Y])
+    );
+    // The table of three plays it out; seed 4 never comes to its bot table.
+    let mut clients = connect(&server, &e, &r.tables[0].game, &r.tables[0].seats).await;
+    finish(&mut clients, [Side::Y, Side::B]).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let record = loop {
+        let rec: GameRecord = e.api.record(&t.game).await;
+        if rec.phase == Phase::Finished {
+            break rec;
+        }
+        assert!(Instant::now() < deadline, "the no-show's game never ended");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(record.result.expect("a result").ending, Ending::Aborted { by: Side::W });
+    let st = e.standings().await;
+    assert_eq!(st.standings.len(), 4);
+    let row = st
+        .standings
+        .iter()
+        .find(|r| r.player == e.players[3].player)
+        .expect("seed 4");
+    assert_eq!((row.points, row.survival, row.games, row.byes), (0, 0, 1, 0));
     assert_eq!(e.view().await.status, TournamentStatus::Finished);
     server.stop().await;
 }

@@ -424,6 +424,17 @@ fn round_robin_plan(l: &Loaded, active: &[usize], group_size: u32, round: u32) -
     Ok(plan)
 }
 
+/// The bot tables of a round whose byes bots fill: the players without a
+/// table (`byes`, in groups of those who may sit together), two by two
+/// within each group, seated by [`pairing::seat_with_bots`]; `None` seats are
+/// bots.
+fn bot_tables(byes: &[Vec<usize>], hist: &[History]) -> Vec<[Option<usize>; 3]> {
+    byes.iter()
+        .flat_map(|g| g.chunks(2))
+        .map(|people| pairing::seat_with_bots(people, hist))
+        .collect()
+}
+
 /// Who takes a seat of a table.
 #[derive(Debug)]
 enum TableSeat {
@@ -552,9 +563,7 @@ pub async fn pair_next_round(s: &AppState, organizer: &Player, id: &str) -> Resu
             // Checked at creation; a stored level that is not one is corrupt.
             let level = bye_bot_level(level)
                 .map_err(|_| ApiError::new(ErrorCode::Internal, "the tournament's bye bot level is invalid"))?;
-            let hist = histories(&l, &l.totals());
-            for people in plan.byes.iter().flat_map(|g| g.chunks(2)) {
-                let seats = pairing::seat_with_bots(people, &hist);
+            for seats in bot_tables(&plan.byes, &histories(&l, &l.totals())) {
                 tables.push(seats.map(|p| p.map_or(TableSeat::Bot(level), person)));
             }
         }
@@ -645,4 +654,104 @@ pub fn standings_csv(st: &Standings) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(v: serde_json::Value) -> Result<TournamentSettings, ApiError> {
+        let c: CreateTournament = serde_json::from_value(v).expect("a creation request");
+        settings_of(c, 60_000, 0)
+    }
+
+    /// A round robin of `n` players checked in, nothing played yet.
+    fn round_robin(n: u32, group_size: u32) -> Loaded {
+        let s = settings(serde_json::json!({
+            "name": "rr", "pairing": { "kind": "round_robin", "group_size": group_size },
+            "byes": { "kind": "bot", "level": 2 }
+        }))
+        .expect("valid settings");
+        Loaded {
+            t: TournamentRow {
+                id: "t".into(),
+                organizer: "o".into(),
+                organizer_name: "o".into(),
+                code: "C".into(),
+                settings: s,
+                status: TournamentStatus::Registration,
+                round: 0,
+            },
+            entrants: (0..n)
+                .map(|i| EntrantRow {
+                    player: format!("p{i}"),
+                    name: format!("p{i}"),
+                    seed: i + 1,
+                    checked_in: true,
+                    withdrawn_after: None,
+                    group: None,
+                })
+                .collect(),
+            games: Vec::new(),
+            byes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_bye_bot_level_must_be_a_bot_level() {
+        for level in [1, 2, 3] {
+            let s = settings(serde_json::json!({ "name": "t", "byes": { "kind": "bot", "level": level } }));
+            assert_eq!(s.map(|s| s.byes).ok(), Some(ByeFill::Bot { level }));
+        }
+        for level in [0, 4, 255] {
+            let e = settings(serde_json::json!({ "name": "t", "byes": { "kind": "bot", "level": level } }))
+                .expect_err("refused");
+            assert_eq!(e.0.code, ErrorCode::BadRequest);
+            assert!(e.0.message.contains("level"), "{}", e.0.message);
+        }
+    }
+
+    #[test]
+    fn round_robin_bot_tables_keep_to_one_group() {
+        // 10 players in groups of 5: each round one table per group and two
+        // players of the group at a bot table.
+        let l = round_robin(10, 5);
+        let active: Vec<usize> = (0..10).collect();
+        let plan = round_robin_plan(&l, &active, 5, 1).expect("a plan");
+        let group: HashMap<usize, u32> = plan.groups.iter().copied().collect();
+        assert_eq!(plan.tables.len(), 2);
+        let hist = vec![History::default(); 10];
+        let tables = bot_tables(&plan.byes, &hist);
+        assert_eq!(tables.len(), 2);
+        for t in &tables {
+            let people: Vec<usize> = t.iter().flatten().copied().collect();
+            assert_eq!(people.len(), 2, "{t:?}");
+            assert_eq!(group[&people[0]], group[&people[1]], "{t:?}");
+        }
+        let mut everyone: Vec<usize> = plan
+            .tables
+            .iter()
+            .flatten()
+            .chain(tables.iter().flatten().flatten())
+            .copied()
+            .collect();
+        everyone.sort_unstable();
+        assert_eq!(everyone, active);
+        // 8 in groups of 4: one person of each group alone with two bots.
+        let l = round_robin(8, 4);
+        let active: Vec<usize> = (0..8).collect();
+        let plan = round_robin_plan(&l, &active, 4, 1).expect("a plan");
+        let tables = bot_tables(&plan.byes, &vec![History::default(); 8]);
+        assert_eq!(tables.len(), 2);
+        assert!(tables.iter().all(|t| t.iter().flatten().count() == 1));
+    }
+
+    #[test]
+    fn three_players_left_over_make_two_bot_tables() {
+        // Two by two: 0 and 1 share a table, 2 is alone. 1 had W: it sits B.
+        let mut hist = vec![History::default(); 3];
+        hist[1].seats = [1, 0, 0];
+        let tables = bot_tables(&[vec![0, 1, 2]], &hist);
+        assert_eq!(tables, vec![[Some(0), Some(1), None], [Some(2), None, None]]);
+    }
 }
