@@ -50,9 +50,10 @@ pub enum ByeFill {
     /// The players left over sit out and score `scoring.bye`.
     #[default]
     Points,
-    /// A bot of this level takes the empty seat (needs bot seats on the server).
+    /// The players left over play at tables of one or two people, the
+    /// other seats taken by bots of this level (docs/TOURNAMENTS.md).
     Bot {
-        /// The bot's level.
+        /// The bots' level (1 to 3).
         level: u8,
     },
 }

@@ -296,10 +296,11 @@ async fn create_game(
 /// its `bots` seated in the same commit as the room's start (three bots:
 /// the game starts at once). Each side at most once in `bots`.
 ///
-/// The way server-side code creates games: `POST /api/games` after its
-/// checks, and a tournament that fills a bye with a bot, e.g.
-/// `start_game(&state, organiser, settings, &[(Side::Y, bot::Level::Two)])`.
-/// People then take the other seats with [`crate::room::RoomHandle::join`].
+/// The way server-side code creates a game: `POST /api/games` after its
+/// checks, e.g. `start_game(&state, creator, settings, &[(Side::Y,
+/// bot::Level::Two)])`. People then take the other seats with
+/// [`crate::room::RoomHandle::join`]. (A tournament round builds its rooms
+/// itself, bots included, so that its games are stored in one transaction.)
 pub async fn start_game(
     s: &AppState,
     creator: &str,

@@ -184,9 +184,9 @@ impl RoomHandle {
     /// before this returns; if it was the last free seat the game starts.
     ///
     /// This is the call for anyone holding a room: the HTTP API
-    /// (`POST /api/games/{id}/bots`, creator only) and a tournament filling a
-    /// bye. A room not started yet can take bots directly with
-    /// [`Room::add_bot`].
+    /// (`POST /api/games/{id}/bots`, creator only). A room not started yet
+    /// takes bots directly with [`Room::add_bot`] (a tournament's round
+    /// filling its byes with bots does).
     pub async fn add_bot(&self, side: Option<Side>, level: bot::Level) -> Result<Side, ErrorBody> {
         let (reply, rx) = oneshot::channel();
         self.tx
