@@ -8,6 +8,7 @@
 pub mod error;
 pub mod http;
 pub mod metrics;
+pub mod penalty;
 pub mod room;
 pub mod store;
 pub mod tournament;
@@ -58,6 +59,9 @@ pub struct Config {
     /// How long a session token is valid after it was issued; older ones
     /// are refused with `unauthorized` ("the session has expired").
     pub session_ttl: Duration,
+    /// How long a client cut off for flooding must wait before it may open a
+    /// game socket again (doubling with each cut-off in a row; zero: no wait).
+    pub flood_cooldown: Duration,
 }
 
 impl Default for Config {
@@ -75,6 +79,7 @@ impl Default for Config {
             event_log: room::core::LOG_KEEP,
             bot_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             session_ttl: Duration::from_secs(30 * 24 * 3600),
+            flood_cooldown: Duration::from_secs(5),
         }
     }
 }
@@ -106,6 +111,8 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     /// Connection ids.
     pub next_conn: Arc<AtomicU64>,
+    /// Clients cut off for flooding, kept out for a while.
+    pub penalties: Arc<penalty::PenaltyBox>,
 }
 
 /// A startup failure.
@@ -136,6 +143,7 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
     let restored = rooms.restore_all().await?;
     tracing::info!(restored, "unfinished games restored");
     Ok(AppState {
+        penalties: Arc::new(penalty::PenaltyBox::new(config.flood_cooldown)),
         config: Arc::new(config),
         store,
         rooms,
@@ -170,15 +178,24 @@ pub async fn serve(
     tracing::info!(addr = %listener.local_addr()?, "listening");
     let app = http::app(state);
     let stop = token.clone();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            tokio::select! {
-                _ = shutdown => {}
-                _ = stop.cancelled() => {}
-            }
-            stop.cancel();
-        })
-        .await?;
+    // Game messages are small and latency-bound: send each at once (no Nagle).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY not set");
+        }
+    });
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        tokio::select! {
+            _ = shutdown => {}
+            _ = stop.cancelled() => {}
+        }
+        stop.cancel();
+    })
+    .await?;
     token.cancel();
     tracker.close();
     tracker.wait().await;

@@ -92,6 +92,10 @@ struct ServeArgs {
     /// How long a session token stays valid after it was issued, seconds.
     #[arg(long, env = "SANGUO_SESSION_TTL_SECS", default_value_t = 30 * 24 * 3600)]
     session_ttl_secs: u64,
+    /// Seconds a client cut off for flooding waits before it may reconnect
+    /// (doubling with each cut-off in a row; 0: no wait).
+    #[arg(long, env = "SANGUO_FLOOD_COOLDOWN_SECS", default_value_t = 5)]
+    flood_cooldown_secs: u64,
 }
 
 fn serve(args: ServeArgs) -> Result<()> {
@@ -115,6 +119,7 @@ fn serve(args: ServeArgs) -> Result<()> {
             .unwrap_or_else(|| server::Config::default().bot_threads)
             .max(1),
         session_ttl: std::time::Duration::from_secs(args.session_ttl_secs),
+        flood_cooldown: std::time::Duration::from_secs(args.flood_cooldown_secs),
         ..server::Config::default()
     };
     let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;

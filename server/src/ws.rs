@@ -28,8 +28,9 @@ use crate::store::TokenLookup;
 const HARD_FRAME_LIMIT: usize = 64 * 1024;
 /// How long a client has to send `hello`.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
-/// Refusals for rate or size after which the connection is closed.
-const MAX_STRIKES: u32 = 50;
+/// Refusals for rate or size after which the connection is closed (only the
+/// first of a run is answered: a flood is not worth one reply per message).
+const MAX_STRIKES: u32 = 10;
 
 fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
@@ -51,7 +52,11 @@ pub async fn upgrade(
     State(s): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    extensions: axum::http::Extensions,
 ) -> Result<Response, ApiError> {
+    let ip = extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|c| c.0.ip());
     if !origin_allowed(&headers, &s.config.allowed_origins) {
         return Err(ApiError::new(
             ErrorCode::Forbidden,
@@ -83,7 +88,7 @@ pub async fn upgrade(
         .max_message_size(HARD_FRAME_LIMIT)
         .on_upgrade(move |socket| async move {
             s.metrics.connections.fetch_add(1, Ordering::Relaxed);
-            connection(socket, s.clone(), room).await;
+            connection(socket, s.clone(), room, ip).await;
             s.metrics.connections.fetch_sub(1, Ordering::Relaxed);
             drop(token);
         })
@@ -120,6 +125,8 @@ impl CloseReason {
 const CLOSE_POLICY: u16 = 1008;
 /// The Close reason of a flooding client.
 pub const FLOOD_CLOSE_REASON: &str = "too many messages: rate limit exceeded";
+/// The Close reason for a client cut off for flooding that came back too soon.
+pub const PENALTY_CLOSE_REASON: &str = "cut off for flooding: reconnect later";
 
 fn error(code: ErrorCode, message: impl Into<String>) -> Utf8Bytes {
     encode(&ServerMsg::Error {
@@ -152,7 +159,7 @@ impl RateLimit {
     }
 }
 
-async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
+async fn connection(socket: WebSocket, s: AppState, room: RoomHandle, ip: Option<std::net::IpAddr>) {
     let (mut sink, mut stream) = socket.split();
     let (tx, mut rx) = mpsc::channel::<Utf8Bytes>(s.config.outbound_queue);
     let kick = CancellationToken::new();
@@ -252,6 +259,25 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
         }
     };
 
+    // Cut off for flooding a moment ago: not yet (no room visit, no snapshot).
+    let penalty_key = crate::penalty::PenaltyBox::key(player.as_ref().map(|p| p.id.as_str()), ip);
+    if let Some(key) = &penalty_key
+        && let Some(wait) = s.penalties.waiting(key, std::time::Instant::now())
+    {
+        s.metrics.refused.fetch_add(1, Ordering::Relaxed);
+        let _ = tx.try_send(error(
+            ErrorCode::RateLimited,
+            format!(
+                "cut off for flooding; reconnect in {} s",
+                wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+            ),
+        ));
+        close_reason.set(CLOSE_POLICY, PENALTY_CLOSE_REASON);
+        drop(tx);
+        let _ = writer.await;
+        return;
+    }
+
     // Only now does the room hold a sender: until here, dropping `tx` ends the writer.
     let outbox = Outbox {
         tx: tx.clone(),
@@ -273,6 +299,7 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
         last: Instant::now(),
     };
     let mut strikes = 0u32;
+    let mut over_rate = false;
     let interval = s.config.ping_interval;
     let mut ticker = tokio::time::interval_at(Instant::now() + interval, interval);
     let mut last_heard = Instant::now();
@@ -317,25 +344,35 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle) {
             }
         };
         last_heard = Instant::now();
+        // Oversized frames are always answered; of a run of messages over the
+        // rate, only the first.
         let refusal = if text.len() > MAX_FRAME_BYTES {
-            Some(error(
+            Some(Some(error(
                 ErrorCode::FrameTooLarge,
                 format!("frames are at most {MAX_FRAME_BYTES} bytes"),
-            ))
+            )))
         } else if !limit.allow() {
-            Some(error(ErrorCode::RateLimited, "too many messages; slow down"))
+            let first = !over_rate;
+            over_rate = true;
+            Some(first.then(|| error(ErrorCode::RateLimited, "too many messages; slow down")))
         } else {
+            over_rate = false;
             None
         };
-        if let Some(r) = refusal {
+        if let Some(answer) = refusal {
             strikes += 1;
             s.metrics.refused.fetch_add(1, Ordering::Relaxed);
             if strikes > MAX_STRIKES {
-                tracing::info!(conn, "closing a flooding connection");
+                let wait = penalty_key
+                    .as_deref()
+                    .map(|k| s.penalties.cut_off(k, std::time::Instant::now()));
+                tracing::info!(conn, ?wait, "closing a flooding connection");
                 close_reason.set(CLOSE_POLICY, FLOOD_CLOSE_REASON);
                 break;
             }
-            if tx.try_send(r).is_err() {
+            if let Some(r) = answer
+                && tx.try_send(r).is_err()
+            {
                 break;
             }
             continue;

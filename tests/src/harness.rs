@@ -114,6 +114,11 @@ impl TestServer {
     pub fn config(database_url: Option<String>) -> server::Config {
         server::Config {
             database_url,
+            // Scripted clients answer each move within a millisecond, far faster than people:
+            // a 140-ply game sends one player's moves at more than the product's 20 messages per
+            // second. Tests of the rate limit itself set the product's values.
+            messages_per_second: 200,
+            message_burst: 400,
             ..server::Config::default()
         }
     }
@@ -359,6 +364,11 @@ impl Client {
         self.send_text(serde_json::to_string(m).unwrap()).await;
     }
 
+    /// Sends a protocol message; an error if the connection is gone.
+    pub async fn try_send(&mut self, m: &ClientMsg) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+        self.ws.send(Message::text(serde_json::to_string(m).unwrap())).await
+    }
+
     /// Sends any text.
     pub async fn send_text(&mut self, t: String) {
         self.ws.send(Message::text(t)).await.expect("ws send");
@@ -375,7 +385,15 @@ impl Client {
         loop {
             let frame = tokio::time::timeout(RECV_TIMEOUT, self.ws.next())
                 .await
-                .expect("timed out waiting for a server message");
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "timed out waiting for a server message: side {:?} at v {}, ply {:?}, errors so far {:?}",
+                        self.side,
+                        self.v,
+                        self.status.as_ref().map(|s| s.ply),
+                        self.errors
+                    )
+                });
             let text = match frame {
                 Some(Ok(Message::Text(t))) => t,
                 Some(Ok(Message::Close(c))) => panic!("connection closed: {c:?}"),

@@ -21,18 +21,44 @@ fn moves() -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flooding_client_is_cut_off_and_the_game_goes_on() {
-    let (_db, server) = pg_server(|_| {}).await;
+    let (_db, server) = pg_server(|c| {
+        // The product's message rate (the harness raises it for scripted games).
+        c.messages_per_second = 20;
+        c.message_burst = 40;
+        c.flood_cooldown = Duration::from_secs(2);
+    })
+    .await;
     let mut t = Table::new(&server, &CreateGame::default()).await;
     let mv = moves();
-    // Y sends far more than 20 messages per second (bursts of 40).
+    // Y sends far more than 20 messages per second (bursts of 40): one answer, then the close.
     let mut y = t.players.remove(2);
     for n in 0..400 {
-        y.send(&ClientMsg::Ping { n }).await;
+        if y.try_send(&ClientMsg::Ping { n }).await.is_err() {
+            break;
+        }
     }
     let (code, reason) = y.close_frame().await.expect("a Close frame");
     assert_eq!(code, 1008, "policy violation");
     assert_eq!(reason, server::ws::FLOOD_CLOSE_REASON);
-    // Y may come back; the game goes on for everyone.
+    // Back at once: refused after hello, before the room sees it (no snapshot, no presence).
+    let cut_at = Instant::now();
+    let mut again = Client::connect_raw(server.addr, &t.game).await;
+    again
+        .send(&ClientMsg::Hello {
+            protocol: protocol::PROTOCOL_VERSION,
+            token: Some(t.sessions[2].token.clone()),
+            v: Some(t.players[0].v),
+        })
+        .await;
+    assert_eq!(again.error().await, ErrorCode::RateLimited);
+    let (code, reason) = again.close_frame().await.expect("a Close frame");
+    assert_eq!((code, reason.as_str()), (1008, server::ws::PENALTY_CLOSE_REASON));
+    // Another client from the same address with its own session is not kept out.
+    let watcher = t.api.guest().await;
+    let w = Client::connect(server.addr, &t.game, Some(&watcher.token), None).await;
+    assert_eq!(w.side, None);
+    // After the wait, Y comes back and the game goes on for everyone.
+    tokio::time::sleep(Duration::from_secs(2).saturating_sub(cut_at.elapsed()) + Duration::from_millis(200)).await;
     let y = Client::connect(server.addr, &t.game, Some(&t.sessions[2].token), Some(t.players[0].v)).await;
     t.players.push(y);
     t.sync().await;

@@ -160,7 +160,13 @@ async fn the_sqlite_default_runs_the_same_game() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_is_answered_and_changes_nothing() {
-    let (_db, server) = pg_server().await;
+    let db = TestDb::create().await;
+    // The product's message rate (the harness raises it for scripted games).
+    let server = TestServer::start(server::Config {
+        messages_per_second: 20,
+        message_burst: 40,
+        ..TestServer::config(Some(db.url.clone()))
+    });
     let mut t = Table::new(&server, &CreateGame::default()).await;
     let (moves, _) = scripted_game(SEED);
     let first = moves[0].1.to_string();
