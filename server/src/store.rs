@@ -270,6 +270,8 @@ struct Pending {
 const MAX_BATCH: usize = 256;
 /// Group-commit transactions in flight at once.
 const BATCHES_IN_FLIGHT: usize = 4;
+/// Event rows per multi-row INSERT (12 parameters each; SQLite allows 32,766).
+const EVENT_ROWS_PER_INSERT: usize = 128;
 
 /// Milliseconds since the Unix epoch.
 pub fn wall_ms() -> i64 {
@@ -626,18 +628,65 @@ impl Store {
                 None => Self::write_version(&mut conn, game, *v).await?,
             }
         } else {
+            // Event rows (the moves) of every room go in a few multi-row
+            // INSERTs: one round trip for many moves. The rest is rare.
             let mut tx = self.pool.begin().await?;
+            let mut events: Vec<(&str, u64, &EventRow)> = Vec::new();
             for (game, v, ops) in writes {
                 for op in *ops {
-                    Self::write(&mut tx, game, *v, op).await?;
+                    match op {
+                        Op::Event(e) => events.push((game, *v, e)),
+                        _ => Self::write(&mut tx, game, *v, op).await?,
+                    }
                 }
                 if version_row(ops) {
                     Self::write_version(&mut tx, game, *v).await?;
                 }
             }
+            for chunk in events.chunks(EVENT_ROWS_PER_INSERT) {
+                Self::insert_events(&mut tx, chunk).await?;
+            }
             tx.commit().await?;
         }
         self.metrics.store_commit.observe(started.elapsed());
+        Ok(())
+    }
+
+    /// Inserts event rows (game, the game's new version, row) in one statement.
+    async fn insert_events(conn: &mut AnyConnection, rows: &[(&str, u64, &EventRow)]) -> Result<(), StoreError> {
+        const COLUMNS: usize = 12;
+        let mut sql = String::with_capacity(160 + rows.len() * 64);
+        sql.push_str(
+            "INSERT INTO events (game_id, seq, v, v_last, side, action, at_ms, wall_ms, spent_ms, lag_ms, clocks, periods) VALUES ",
+        );
+        for k in 0..rows.len() {
+            sql.push_str(if k == 0 { "(" } else { ", (" });
+            for c in 0..COLUMNS {
+                if c > 0 {
+                    sql.push_str(", ");
+                }
+                sql.push('$');
+                sql.push_str(&(k * COLUMNS + c + 1).to_string());
+            }
+            sql.push(')');
+        }
+        let mut q = sqlx::query(&sql);
+        for &(game, v, e) in rows {
+            q = q
+                .bind(game)
+                .bind(e.seq as i64)
+                .bind(e.v as i64)
+                .bind(v as i64)
+                .bind(e.side.as_str())
+                .bind(e.action.as_str())
+                .bind(e.at_ms as i64)
+                .bind(e.wall_ms)
+                .bind(e.spent_ms.map(|x| x as i64))
+                .bind(e.lag_ms.map(|x| x as i64))
+                .bind(e.clocks.map(|c| join3(&c.0)))
+                .bind(e.clocks.map(|c| join3(&c.1)));
+        }
+        q.execute(conn).await?;
         Ok(())
     }
 
@@ -969,5 +1018,94 @@ impl Store {
             chat,
             result: result.map(|r| from_json(&r)).transpose()?,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(seq: u64, side: Side) -> EventRow {
+        EventRow {
+            seq,
+            v: seq + 1,
+            side,
+            action: format!("move test-{seq}"),
+            at_ms: seq * 1000,
+            wall_ms: 1_700_000_000_000 + seq as i64,
+            spent_ms: Some(seq),
+            lag_ms: None,
+            clocks: Some(([1, 2, seq], [0, 1, 2])),
+        }
+    }
+
+    /// A group commit of several rooms, one of them with more event rows than
+    /// one INSERT takes, stores every row with its room's version, in order.
+    #[tokio::test]
+    async fn a_batch_of_rooms_stores_every_event_row() {
+        let path = std::env::temp_dir().join(format!("sanguo-store-{}.sqlite", rand::random::<u64>()));
+        let store = Store::connect(&format!("sqlite://{}?mode=rwc", path.display()), Metrics::default())
+            .await
+            .expect("store");
+        store.create_player("p1", "P", None, "token-p1").await.expect("player");
+        let settings = GameSettings {
+            time_control: protocol::TimeControl::default(),
+            direction: protocol::Direction::default(),
+            public: true,
+            players_chat: true,
+            grace_ms: 60_000,
+        };
+        for g in ["g1", "g2", "g3"] {
+            store.create_game(g, "p1", &settings, "start").await.expect("game");
+        }
+        let many: Vec<Op> = (0..EVENT_ROWS_PER_INSERT as u64 + 7)
+            .map(|k| Op::Event(event(k, Side::ALL[k as usize % 3])))
+            .collect();
+        let one = vec![Op::Event(event(0, Side::W))];
+        let chat = vec![Op::Chat {
+            v: 1,
+            channel: Channel::Players,
+            player: "p1".into(),
+            name: "P".into(),
+            text: "hi".into(),
+            wall_ms: 1,
+        }];
+        store
+            .commit_now(&[("g1", 500, &many), ("g2", 9, &one), ("g3", 1, &chat)])
+            .await
+            .expect("commit");
+        let rows = sqlx::query(
+            "SELECT game_id, seq, v, v_last, side, action, clocks, periods FROM events ORDER BY game_id, seq",
+        )
+        .fetch_all(&store.pool)
+        .await
+        .expect("rows");
+        assert_eq!(rows.len(), many.len() + 1);
+        for (k, r) in rows.iter().take(many.len()).enumerate() {
+            assert_eq!(r.get::<String, _>("game_id"), "g1");
+            assert_eq!(r.get::<i64, _>("seq"), k as i64);
+            assert_eq!(r.get::<i64, _>("v"), k as i64 + 1);
+            assert_eq!(r.get::<i64, _>("v_last"), 500);
+            assert_eq!(r.get::<String, _>("side"), Side::ALL[k % 3].as_str());
+            assert_eq!(r.get::<String, _>("action"), format!("move test-{k}"));
+            assert_eq!(r.get::<String, _>("clocks"), format!("1,2,{k}"));
+            assert_eq!(r.get::<String, _>("periods"), "0,1,2");
+        }
+        let last = &rows[many.len()];
+        assert_eq!(
+            (last.get::<String, _>("game_id"), last.get::<i64, _>("v_last")),
+            ("g2".to_owned(), 9)
+        );
+        // The other writes of the batch are there too.
+        let chat: i64 = sqlx::query("SELECT COUNT(*) AS n FROM chat WHERE game_id = 'g3' AND v = 1")
+            .fetch_one(&store.pool)
+            .await
+            .expect("chat")
+            .get("n");
+        assert_eq!(chat, 1);
+        store.close().await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
     }
 }
