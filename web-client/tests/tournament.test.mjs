@@ -95,3 +95,44 @@ test('organizer, players and a spectator run a tournament from the pages', async
   await shot(fan, 'tournament-spectator.png', '#tournament');
   assert.deepEqual(errors, []);
 });
+
+test('an organizer fills byes with bots: the player left over plays two bots', async () => {
+  const { page: org } = await newPage(browser, {}, errors);
+  await org.goto(`${server.url}/#/t`);
+  await org.fill('#acct-user', `orgb_${Date.now() % 100000}`);
+  await org.fill('#acct-pass', 'a long enough password');
+  await org.click('#sign-up');
+  await org.waitForSelector('#tournament-form');
+  await org.fill('#tn-name', 'Bot cup');
+  await org.fill('#tn-rounds', '1');
+  await org.selectOption('#tn-byes', '2');
+  await org.click('#tn-create');
+  await org.waitForSelector('#t-organizer:not([hidden]) #invite-link');
+  const link = await org.textContent('#invite-link');
+  const id = link.split('#/t/')[1].split('?')[0];
+  const t = await (await fetch(`${server.url}/api/tournaments/${id}`)).json();
+  assert.deepEqual(t.settings.byes, { kind: 'bot', level: 2 });
+
+  // Four players: one table of three, and one player left over.
+  for (let i = 0; i < 4; i++) {
+    const { page } = await newPage(browser, {}, errors);
+    await page.goto(link);
+    await page.click('#register');
+    await page.click('#check-in');
+    const me = await page.evaluate(() => JSON.parse(localStorage.getItem('sanguo.session')).player);
+    await page.waitForFunction((id) => (document.querySelector(`#t-players [data-player="${id}"]`) || {}).textContent?.includes('✓'), me);
+    await page.close();
+  }
+  await org.waitForFunction(() => document.querySelector('#t-players').textContent.split('✓').length === 5);
+  await org.waitForSelector('#pair-next:not([disabled])');
+  await org.click('#pair-next');
+  await org.waitForSelector('#t-pairings tr[data-table="2"]');
+  const tables = await org.$$eval('#t-pairings tr[data-table]', (trs) => trs.map((tr) => tr.textContent));
+  assert.equal(tables.length, 2);
+  const withBots = tables.filter((x) => x.split('Bot (level 2)').length === 3);
+  assert.equal(withBots.length, 1, `one table with two level-2 bots: ${tables.join(' | ')}`);
+  // Nobody sits out: the round has no bye rows.
+  assert.equal(await org.$$eval('#t-pairings tr.bye', (trs) => trs.length), 0);
+  await shot(org, 'tournament-bots.png', '#tournament');
+  assert.deepEqual(errors, []);
+});

@@ -92,6 +92,13 @@ export function mountTournaments(root, navigate) {
     const rounds = num('tn-rounds', 5);
     const group = num('tn-group', 6);
     const sc = ['win', 'draw', 'loss', 'bye'].map((k, i) => num(`tn-${k}`, [3, 1, 0, 1][i]));
+    // What the players a round leaves without a table do: score the bye points, or play bots.
+    const byes = h(
+      'select',
+      { id: 'tn-byes' },
+      h('option', { value: 'points' }, t('byePoints')),
+      ...[1, 2, 3].map((n) => h('option', { value: String(n) }, t('byeBot', { n }))),
+    );
     const cerr = errorBox('tn-error');
     const form = h(
       'form',
@@ -102,6 +109,7 @@ export function mountTournaments(root, navigate) {
       h('label', { class: 'form-row' }, t('rounds'), rounds),
       h('label', { class: 'form-row' }, t('groupSize'), group),
       h('div', { class: 'form-row' }, h('span', {}, t('scoring')), ...sc),
+      h('label', { class: 'form-row' }, t('byeFill'), byes),
       cerr,
       h('button', { type: 'submit', class: 'primary', id: 'tn-create' }, t('create')),
     );
@@ -116,6 +124,7 @@ export function mountTournaments(root, navigate) {
         scoring: { win: n(sc[0]), draw: n(sc[1]), loss: n(sc[2]), bye: n(sc[3]) },
       };
       if (system.value === 'swiss') body.rounds = n(rounds);
+      body.byes = byes.value === 'points' ? { kind: 'points' } : { kind: 'bot', level: Number(byes.value) };
       try {
         const tt = await api.createTournament(body);
         navigate(`#/t/${tt.id}`);
