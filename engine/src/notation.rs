@@ -212,6 +212,9 @@ pub fn format_position(pos: &Position) -> String {
         s.push_str(&flags.join(";"));
     }
     write!(s, " {}", pos.direction()).unwrap();
+    // The text is kept (a server keeps it in every logged status): no spare
+    // capacity. Shrinking in place is cheap.
+    s.shrink_to_fit();
     s
 }
 

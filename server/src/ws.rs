@@ -1,8 +1,8 @@
-//! One WebSocket connection to a game: the Origin check, `hello`, then a
-//! reader (limits, parsing, heartbeat) in this task and a writer task fed by
-//! a bounded queue that the room and the reader share. Both are tracked for
-//! graceful shutdown. Bad input is answered with an error message; nothing a
-//! client sends can panic the server.
+//! One WebSocket connection to a game: the Origin check, `hello`, then one
+//! task that reads the client (limits, parsing, heartbeat) and writes what
+//! its bounded queue holds (filled by the room and by the replies), tracked
+//! for graceful shutdown. Bad input is answered with an error message;
+//! nothing a client sends can panic the server.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -11,17 +11,15 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgr
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
 use protocol::{ClientMsg, ErrorBody, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, ServerMsg};
-use tokio::sync::mpsc;
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 
 use crate::AppState;
 use crate::error::ApiError;
 use crate::room::core::Act;
-use crate::room::{Outbox, RoomHandle, encode};
-use crate::store::TokenLookup;
+use crate::room::{Inbox, Received, RoomHandle, encode, outbox};
+use crate::store::{Player, TokenLookup};
 
 /// Frames above this close the connection outright (tungstenite refuses
 /// them); frames between [`MAX_FRAME_BYTES`] and this get an error reply.
@@ -31,6 +29,8 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 /// Refusals for rate or size after which the connection is closed (only the
 /// first of a run is answered: a flood is not worth one reply per message).
 const MAX_STRIKES: u32 = 10;
+/// The longest each half of the closing handshake may take.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
 fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
@@ -79,18 +79,24 @@ pub async fn upgrade(
     Ok(ws
         // tungstenite's defaults (128 KiB each way) cost ~256 KiB per
         // connection; game messages are a few KB, and every send is flushed.
-        // The read buffer is allocated whole for every connection and only
-        // sets how much one read takes (a longer frame grows it): 4 KiB
-        // holds any move, and each connection costs 12 KiB less than at 16.
-        .read_buffer_size(4 * 1024)
+        // The read buffer is allocated (and zeroed) whole for every
+        // connection and only sets how much one read takes (a longer frame
+        // grows it): 2 KiB holds dozens of moves, and each idle connection
+        // costs 2 KiB less than at 4 (docs/CAPACITY.md). The write buffer
+        // only batches frames fed without a flush (the closing handshake);
+        // it keeps the capacity of the largest frame written, whatever the
+        // size set here.
+        .read_buffer_size(2 * 1024)
         .write_buffer_size(8 * 1024)
         .max_frame_size(HARD_FRAME_LIMIT)
         .max_message_size(HARD_FRAME_LIMIT)
-        .on_upgrade(move |socket| async move {
-            s.metrics.connections.fetch_add(1, Ordering::Relaxed);
-            connection(socket, s.clone(), room, ip).await;
-            s.metrics.connections.fetch_sub(1, Ordering::Relaxed);
+        .on_upgrade(move |socket| {
+            // A task of its own whose future is the connection alone: run
+            // inside axum's upgrade task, it would sit beside that task's
+            // state and a second copy of the socket.
+            s.tracker.clone().spawn(connection(socket, s, room, ip));
             drop(token);
+            std::future::ready(())
         })
         .into_response())
 }
@@ -108,17 +114,6 @@ pub fn decode(text: &str) -> Result<ClientMsg, ErrorBody> {
         code: ErrorCode::BadMessage,
         message: format!("not a protocol message: {e}"),
     })
-}
-
-/// Why the server closes a connection, sent in the Close frame.
-#[derive(Debug, Default)]
-struct CloseReason(std::sync::OnceLock<(u16, &'static str)>);
-
-impl CloseReason {
-    /// Sets the reason (the first one set wins).
-    fn set(&self, code: u16, reason: &'static str) {
-        let _ = self.0.set((code, reason));
-    }
 }
 
 /// Close code for a client that broke the protocol's limits (RFC 6455 1008).
@@ -159,102 +154,128 @@ impl RateLimit {
     }
 }
 
-async fn connection(socket: WebSocket, s: AppState, room: RoomHandle, ip: Option<std::net::IpAddr>) {
-    let (mut sink, mut stream) = socket.split();
-    let (tx, mut rx) = mpsc::channel::<Utf8Bytes>(s.config.outbound_queue);
-    let kick = CancellationToken::new();
-    let close_reason = std::sync::Arc::new(CloseReason::default());
+/// Counts an open connection in the metrics while it lives.
+#[derive(Debug)]
+struct Counted(crate::metrics::Metrics);
 
-    // The writer: drains the queue; ends when every sender is gone or the
-    // connection is kicked, then closes the socket.
-    let writer_kick = kick.clone();
-    let writer_reason = close_reason.clone();
-    let shutdown = s.shutdown.clone();
-    let writer = s.tracker.spawn(async move {
-        let reason = loop {
-            tokio::select! {
-                msg = rx.recv() => match msg {
-                    Some(m) => {
-                        if sink.send(Message::Text(m)).await.is_err() {
-                            return;
-                        }
-                    }
-                    None => break "bye",
-                },
-                _ = writer_kick.cancelled() => break "too slow or removed; reconnect with your last v",
-                _ = shutdown.cancelled() => break "server shutting down",
-            }
-        };
-        let code = if reason == "bye" { 1000 } else { 1012 };
-        let (code, reason) = writer_reason.0.get().copied().unwrap_or((code, reason));
-        let _ = sink
-            .send(Message::Close(Some(CloseFrame {
-                code,
-                reason: Utf8Bytes::from_static(reason),
-            })))
-            .await;
-        let _ = sink.close().await;
-    });
+impl Counted {
+    fn new(metrics: &crate::metrics::Metrics) -> Counted {
+        metrics.connections.fetch_add(1, Ordering::Relaxed);
+        Counted(metrics.clone())
+    }
+}
 
-    // hello
-    let hello = tokio::time::timeout(HELLO_TIMEOUT, stream.next()).await;
-    let (player, last_v) = match hello {
-        Ok(Some(Ok(Message::Text(t)))) if t.len() <= MAX_FRAME_BYTES => match serde_json::from_str::<ClientMsg>(&t) {
-            Ok(ClientMsg::Hello { protocol, token, v }) => {
-                if protocol != PROTOCOL_VERSION {
-                    let _ = tx.try_send(error(
-                        ErrorCode::UnsupportedProtocol,
-                        format!("this server speaks protocol {PROTOCOL_VERSION}"),
-                    ));
-                    drop(tx);
-                    let _ = writer.await;
-                    return;
-                }
-                let player = match token {
-                    None => None,
-                    Some(t) => match s.store.player_by_token(&t, s.config.session_ttl).await {
-                        Ok(TokenLookup::Player(p)) => Some(p),
-                        Ok(refused) => {
-                            let words = if refused == TokenLookup::Expired {
-                                "the session has expired; start a new one"
-                            } else {
-                                "unknown session token"
-                            };
-                            let _ = tx.try_send(error(ErrorCode::Unauthorized, words));
-                            close_reason.set(CLOSE_POLICY, "unauthorized");
-                            drop(tx);
-                            let _ = writer.await;
-                            return;
-                        }
-                        Err(e) => {
-                            tracing::error!(error = %e, "token lookup failed");
-                            let _ = tx.try_send(if e.is_outage() {
-                                error(
-                                    ErrorCode::StorageUnavailable,
-                                    "the store is unreachable; reconnect soon",
-                                )
-                            } else {
-                                error(ErrorCode::Internal, "internal error")
-                            });
-                            drop(tx);
-                            let _ = writer.await;
-                            return;
-                        }
-                    },
-                };
-                (player, v)
-            }
-            _ => {
-                let _ = tx.try_send(error(ErrorCode::HelloFirst, "the first message must be hello"));
-                drop(tx);
-                let _ = writer.await;
-                return;
-            }
-        },
-        _ => {
-            let _ = tx.try_send(error(ErrorCode::HelloFirst, "the first message must be hello"));
-            drop(tx);
-            let _ = writer.await;
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.connections.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// How a connection ended, which decides its Close frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// The client closed, or the socket failed.
+    ClientLeft,
+    /// The room dropped the connection (too slow, or removed), its queue
+    /// overflowed, or the room is gone.
+    Removed,
+    /// Nothing heard for three heartbeat intervals.
+    Silent,
+    /// Too many refusals for rate or size.
+    Flood,
+    /// The server is stopping.
+    Shutdown,
+}
+
+impl End {
+    /// The Close frame's code and reason.
+    fn close(self) -> (u16, &'static str) {
+        match self {
+            End::ClientLeft => (1000, "bye"),
+            End::Removed | End::Silent => (1012, "too slow or removed; reconnect with your last v"),
+            End::Flood => (CLOSE_POLICY, FLOOD_CLOSE_REASON),
+            End::Shutdown => (1012, "server shutting down"),
+        }
+    }
+}
+
+/// A refused `hello`: the error to send, then the Close frame.
+#[derive(Debug)]
+struct Refusal {
+    error: Utf8Bytes,
+    close: (u16, &'static str),
+}
+
+impl Refusal {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Refusal {
+        Refusal {
+            error: error(code, message),
+            close: (1000, "bye"),
+        }
+    }
+}
+
+/// Waits for `hello` and checks it: the player (if a token was given) and
+/// the client's last version.
+async fn hello(socket: &mut WebSocket, s: &AppState) -> Result<(Option<Player>, Option<u64>), Refusal> {
+    let first = || Refusal::new(ErrorCode::HelloFirst, "the first message must be hello");
+    let text = match tokio::time::timeout(HELLO_TIMEOUT, socket.recv()).await {
+        Ok(Some(Ok(Message::Text(t)))) if t.len() <= MAX_FRAME_BYTES => t,
+        _ => return Err(first()),
+    };
+    let Ok(ClientMsg::Hello { protocol, token, v }) = serde_json::from_str::<ClientMsg>(&text) else {
+        return Err(first());
+    };
+    if protocol != PROTOCOL_VERSION {
+        return Err(Refusal::new(
+            ErrorCode::UnsupportedProtocol,
+            format!("this server speaks protocol {PROTOCOL_VERSION}"),
+        ));
+    }
+    let Some(token) = token else {
+        return Ok((None, v));
+    };
+    match s.store.player_by_token(&token, s.config.session_ttl).await {
+        Ok(TokenLookup::Player(p)) => Ok((Some(p), v)),
+        Ok(refused) => {
+            let words = if refused == TokenLookup::Expired {
+                "the session has expired; start a new one"
+            } else {
+                "unknown session token"
+            };
+            Err(Refusal {
+                error: error(ErrorCode::Unauthorized, words),
+                close: (CLOSE_POLICY, "unauthorized"),
+            })
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "token lookup failed");
+            Err(if e.is_outage() {
+                Refusal::new(
+                    ErrorCode::StorageUnavailable,
+                    "the store is unreachable; reconnect soon",
+                )
+            } else {
+                Refusal::new(ErrorCode::Internal, "internal error")
+            })
+        }
+    }
+}
+
+/// One connection, in one task: `hello`, then a loop that reads the client
+/// (limits, parsing, heartbeat) and writes what its queue holds, then the
+/// closing handshake. One task rather than a reader and a writer: half the
+/// tasks and no shared lock around the socket, and an idle connection's
+/// whole state is this future, the socket's buffers and its queue.
+async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Option<std::net::IpAddr>) {
+    let _counted = Counted::new(&s.metrics);
+    // Boxed, as every await below that is large and happens once: the
+    // future of this function is allocated for the connection's whole life
+    // with room for its largest await.
+    let (player, last_v) = match Box::pin(hello(&mut socket, &s)).await {
+        Ok(h) => h,
+        Err(r) => {
+            Box::pin(close(&mut socket, None, Some(r.error), r.close)).await;
             return;
         }
     };
@@ -265,30 +286,32 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle, ip: Option
         && let Some(wait) = s.penalties.waiting(key, std::time::Instant::now())
     {
         s.metrics.refused.fetch_add(1, Ordering::Relaxed);
-        let _ = tx.try_send(error(
+        let refusal = error(
             ErrorCode::RateLimited,
             format!(
                 "cut off for flooding; reconnect in {} s",
                 wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
             ),
-        ));
-        close_reason.set(CLOSE_POLICY, PENALTY_CLOSE_REASON);
-        drop(tx);
-        let _ = writer.await;
+        );
+        Box::pin(close(
+            &mut socket,
+            None,
+            Some(refusal),
+            (CLOSE_POLICY, PENALTY_CLOSE_REASON),
+        ))
+        .await;
         return;
     }
 
-    // Only now does the room hold a sender: until here, dropping `tx` ends the writer.
-    let outbox = Outbox {
-        tx: tx.clone(),
-        kick: kick.clone(),
-    };
+    let (outbox, inbox) = outbox(s.config.outbound_queue);
     let conn = s.next_conn.fetch_add(1, Ordering::Relaxed);
     tracing::debug!(conn, player = ?player.as_ref().map(|p| &p.id), "game socket open");
-    if room.connect(conn, player, last_v, outbox).await.is_err() {
-        let _ = tx.try_send(error(ErrorCode::Internal, "the game is not available; reconnect"));
-        drop(tx);
-        let _ = writer.await;
+    if Box::pin(room.connect(conn, player, last_v, outbox.clone()))
+        .await
+        .is_err()
+    {
+        let _ = outbox.send(error(ErrorCode::Internal, "the game is not available; reconnect"));
+        Box::pin(close(&mut socket, Some(&inbox), None, End::Removed.close())).await;
         return;
     }
 
@@ -309,29 +332,55 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle, ip: Option
     let mut lag_ms: u64 = 0;
     let mut rtt_ms: Option<u64> = None;
 
-    loop {
+    let end = loop {
         let frame = tokio::select! {
-            f = stream.next() => f,
-            _ = kick.cancelled() => break,
-            _ = s.shutdown.cancelled() => break,
+            // What is queued goes out before more is read: every message
+            // read may queue a reply, and the queue must not fill up with them.
+            biased;
+            queued = inbox.recv() => {
+                let Received::Message(m) = queued else { break End::Removed };
+                // A client that stops reading blocks the write: the room's
+                // kick (the queue overflowed, or the server is stopping) and
+                // the heartbeat still end it.
+                let send = socket.send(Message::Text(m));
+                tokio::pin!(send);
+                let ended = loop {
+                    tokio::select! {
+                        biased;
+                        sent = &mut send => break sent.is_err().then_some(End::ClientLeft),
+                        () = inbox.kicked() => break Some(End::Removed),
+                        _ = ticker.tick() => {
+                            if last_heard.elapsed() > interval * 3 {
+                                break Some(End::Silent);
+                            }
+                        }
+                    }
+                };
+                match ended {
+                    Some(end) => break end,
+                    None => continue,
+                }
+            }
+            f = socket.recv() => f,
+            () = s.shutdown.cancelled() => break End::Shutdown,
             _ = ticker.tick() => {
                 if last_heard.elapsed() > interval * 3 {
-                    break;
+                    break End::Silent;
                 }
                 ping_n += 1;
                 ping_sent = Some((ping_n, Instant::now()));
-                if tx.try_send(encode(&ServerMsg::Ping { n: ping_n })).is_err() {
-                    break;
+                if !outbox.send(encode(&ServerMsg::Ping { n: ping_n })) {
+                    break End::Removed;
                 }
                 continue;
             }
         };
         let text = match frame {
-            None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
+            None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break End::ClientLeft,
             Some(Ok(Message::Text(t))) => t,
             Some(Ok(Message::Binary(_))) => {
                 last_heard = Instant::now();
-                let _ = tx.try_send(error(
+                let _ = outbox.send(error(
                     ErrorCode::BadMessage,
                     "binary frames are not part of the protocol",
                 ));
@@ -367,13 +416,12 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle, ip: Option
                     .as_deref()
                     .map(|k| s.penalties.cut_off(k, std::time::Instant::now()));
                 tracing::info!(conn, ?wait, "closing a flooding connection");
-                close_reason.set(CLOSE_POLICY, FLOOD_CLOSE_REASON);
-                break;
+                break End::Flood;
             }
             if let Some(r) = answer
-                && tx.try_send(r).is_err()
+                && !outbox.send(r)
             {
-                break;
+                break End::Removed;
             }
             continue;
         }
@@ -381,13 +429,13 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle, ip: Option
             Ok(m) => m,
             Err(e) => {
                 s.metrics.refused.fetch_add(1, Ordering::Relaxed);
-                let _ = tx.try_send(error(e.code, e.message));
+                let _ = outbox.send(error(e.code, e.message));
                 continue;
             }
         };
         let delivered = match msg {
             ClientMsg::Hello { .. } => {
-                let _ = tx.try_send(error(ErrorCode::HelloFirst, "hello was already said"));
+                let _ = outbox.send(error(ErrorCode::HelloFirst, "hello was already said"));
                 true
             }
             ClientMsg::Move { ply, mv } => room.act(conn, Act::Move { ply, mv }, lag_ms).await,
@@ -396,7 +444,7 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle, ip: Option
             ClientMsg::AnswerDraw { accept } => room.act(conn, Act::AnswerDraw(accept), lag_ms).await,
             ClientMsg::Chat { channel, text } => room.chat(conn, channel, text).await,
             ClientMsg::Ping { n } => {
-                let _ = tx.try_send(encode(&ServerMsg::Pong { n, rtt_ms }));
+                let _ = outbox.send(encode(&ServerMsg::Pong { n, rtt_ms }));
                 true
             }
             ClientMsg::Pong { n } => {
@@ -416,20 +464,52 @@ async fn connection(socket: WebSocket, s: AppState, room: RoomHandle, ip: Option
             }
         };
         if !delivered {
-            let _ = tx.try_send(error(ErrorCode::Internal, "the game is not available; reconnect"));
-            break;
+            let _ = outbox.send(error(ErrorCode::Internal, "the game is not available; reconnect"));
+            break End::Removed;
         }
-    }
-    tracing::debug!(conn, "game socket closed");
-    room.disconnect(conn).await;
-    drop(tx);
-    kick.cancel();
-    let _ = writer.await;
-    // Finish the closing handshake: read (and discard) what the client still sends until its Close
-    // arrives, for at most a second. Dropping the socket with unread data would make the kernel
-    // answer with a reset, and the client could lose our Close frame and its reason.
-    let _ = tokio::time::timeout(Duration::from_secs(1), async {
-        while let Some(Ok(m)) = stream.next().await {
+    };
+    let end = if end == End::Removed && s.shutdown.is_cancelled() {
+        End::Shutdown
+    } else {
+        end
+    };
+    tracing::debug!(conn, ?end, "game socket closed");
+    Box::pin(room.disconnect(conn)).await;
+    // A connection the room dropped for being slow gets no backlog.
+    let backlog = (end != End::Removed || !outbox.is_kicked()).then_some(&inbox);
+    Box::pin(close(&mut socket, backlog, None, end.close())).await;
+}
+
+/// Closes a connection: writes what is still queued (and `last`), the Close
+/// frame with its code and reason, then finishes the closing handshake by
+/// reading (and discarding) what the client still sends until its Close
+/// arrives. Dropping the socket with unread data would make the kernel
+/// answer with a reset, and the client could lose the Close frame and its
+/// reason. Each half takes at most a second: a client that reads nothing
+/// does not hold the task.
+async fn close(
+    socket: &mut WebSocket,
+    queued: Option<&Inbox>,
+    last: Option<Utf8Bytes>,
+    (code, reason): (u16, &'static str),
+) {
+    let _ = tokio::time::timeout(CLOSE_TIMEOUT, async {
+        while let Some(m) = queued.and_then(Inbox::try_recv) {
+            socket.feed(Message::Text(m)).await?;
+        }
+        if let Some(m) = last {
+            socket.feed(Message::Text(m)).await?;
+        }
+        socket
+            .send(Message::Close(Some(CloseFrame {
+                code,
+                reason: Utf8Bytes::from_static(reason),
+            })))
+            .await
+    })
+    .await;
+    let _ = tokio::time::timeout(CLOSE_TIMEOUT, async {
+        while let Some(Ok(m)) = socket.recv().await {
             if matches!(m, Message::Close(_)) {
                 break;
             }

@@ -239,3 +239,22 @@ async fn a_database_outage_pauses_the_game_and_loses_nothing() {
     server.stop().await;
     drop(pg);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_answers_no_heartbeat_is_closed_after_three_intervals() {
+    let (_db, server) = pg_server(|c| c.ping_interval = Duration::from_secs(1)).await;
+    let t = Table::new(&server, &CreateGame::default()).await;
+    // A spectator that reads the pings but never answers them.
+    let silent = Client::connect(server.addr, &t.game, None, None).await;
+    let began = Instant::now();
+    let (code, reason) = tokio::time::timeout(Duration::from_secs(10), silent.close_frame())
+        .await
+        .expect("closed within 10 s")
+        .expect("a Close frame");
+    assert_eq!(code, 1012, "{reason}");
+    assert!(
+        began.elapsed() >= Duration::from_secs(3),
+        "not before three silent intervals"
+    );
+    server.stop().await;
+}

@@ -83,6 +83,67 @@ impl Logged {
     }
 }
 
+/// An event as a room's log keeps it for reconnecting clients: on the heap
+/// (a short event takes little room) and without the legal-move list of its
+/// status, which is most of a move's size (a few KB; recomputed from the
+/// position text when a client replays it, which is rare).
+#[derive(Clone, Debug)]
+struct Kept {
+    v: u64,
+    audience: Audience,
+    event: Box<GameEvent>,
+    /// Whether the status had legal moves (dropped here).
+    legal_moves: bool,
+}
+
+/// The status an event carries, if any.
+fn status_of(event: &mut GameEvent) -> Option<&mut Status> {
+    match event {
+        GameEvent::Started { status }
+        | GameEvent::Moved { status, .. }
+        | GameEvent::State { status }
+        | GameEvent::Restored { status }
+        | GameEvent::Arbiter { status, .. } => Some(status),
+        _ => None,
+    }
+}
+
+impl Kept {
+    fn new(logged: &mut Logged) -> Kept {
+        // The list is set aside while the event is copied, not copied and dropped.
+        let moves = status_of(&mut logged.event).map(|s| std::mem::take(&mut s.legal_moves));
+        let event = Box::new(logged.event.clone());
+        let legal_moves = moves.as_ref().is_some_and(|m| !m.is_empty());
+        if let (Some(status), Some(moves)) = (status_of(&mut logged.event), moves) {
+            status.legal_moves = moves;
+        }
+        Kept {
+            v: logged.v,
+            audience: logged.audience,
+            event,
+            legal_moves,
+        }
+    }
+
+    /// The event as it was sent. The position text is canonical and
+    /// round-trips (RULES §7), so its legal moves are the ones sent.
+    fn logged(&self) -> Logged {
+        let mut event = (*self.event).clone();
+        if self.legal_moves
+            && let Some(status) = status_of(&mut event)
+        {
+            status.legal_moves = parse_position(&status.position)
+                .map(|pos| pos.legal_moves().iter().map(|m| m.to_string()).collect())
+                .unwrap_or_default();
+        }
+        Logged {
+            v: self.v,
+            audience: self.audience,
+            event,
+        }
+    }
+}
+
 /// What a player does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Act {
@@ -152,7 +213,7 @@ pub struct Room {
     absent_deadline: [Option<u64>; 3],
     /// The last version handed out.
     v: u64,
-    log: VecDeque<Logged>,
+    log: VecDeque<Kept>,
     /// Moves in order, to tell stale from duplicated moves.
     moves: Vec<(Side, String)>,
     /// Lag quota per side, ms.
@@ -357,7 +418,7 @@ impl Room {
 
     fn push(&mut self, step: &mut Step, audience: Audience, event: GameEvent) {
         self.v += 1;
-        let logged = Logged {
+        let mut logged = Logged {
             v: self.v,
             audience,
             event,
@@ -365,7 +426,7 @@ impl Room {
         while self.log.len() >= self.log_keep {
             self.log.pop_front();
         }
-        self.log.push_back(logged.clone());
+        self.log.push_back(Kept::new(&mut logged));
         step.events.push(logged);
     }
 
@@ -474,7 +535,7 @@ impl Room {
 
     /// What a (re)connecting client holding version `last` must receive: the
     /// missed events, or `None` when a snapshot is needed.
-    pub fn missed_since(&self, last: u64) -> Option<Vec<&Logged>> {
+    pub fn missed_since(&self, last: u64) -> Option<Vec<Logged>> {
         if last > self.v {
             return None;
         }
@@ -485,7 +546,7 @@ impl Room {
         if last + 1 < first {
             return None;
         }
-        Some(self.log.iter().filter(|l| l.v > last).collect())
+        Some(self.log.iter().filter(|l| l.v > last).map(Kept::logged).collect())
     }
 
     /// When the room must look at the time again (a flag or the end of a grace period).

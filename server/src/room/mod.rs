@@ -9,6 +9,7 @@
 
 pub mod bots;
 pub mod core;
+pub mod outbox;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -24,6 +25,7 @@ use tokio_util::task::TaskTracker;
 
 use self::bots::{BotPool, Job};
 use self::core::{Act, Logged, Room, Step};
+pub use self::outbox::{Inbox, Outbox, Received, outbox};
 use crate::metrics::Metrics;
 use crate::store::{Op, Player, Store, StoreError, StoredGame, wall_ms};
 
@@ -38,22 +40,6 @@ pub fn encode(msg: &ServerMsg) -> Utf8Bytes {
     Utf8Bytes::from(serde_json::to_string(msg).unwrap_or_default())
 }
 
-/// A connection's side of the room: where its messages go.
-#[derive(Debug, Clone)]
-pub struct Outbox {
-    /// The bounded queue to the connection's writer.
-    pub tx: mpsc::Sender<Utf8Bytes>,
-    /// Cancelled by the room to drop a connection that cannot keep up.
-    pub kick: CancellationToken,
-}
-
-impl Outbox {
-    /// Queues a message; false if the queue is full or closed.
-    pub fn send(&self, msg: Utf8Bytes) -> bool {
-        self.tx.try_send(msg).is_ok()
-    }
-}
-
 /// What a connection learns when it joins a room.
 #[derive(Debug, Clone, Copy)]
 pub struct Welcome {
@@ -63,11 +49,15 @@ pub struct Welcome {
     pub side: Option<Side>,
 }
 
+/// A message to a room. Players and acts are boxed: tokio's channel
+/// allocates its slots 32 at a time for every room, each the size of the
+/// largest message, and these are the largest (and rare, or cheap next to
+/// what they cause).
 #[derive(Debug)]
 enum Msg {
     Connect {
         conn: u64,
-        player: Option<Player>,
+        player: Option<Box<Player>>,
         last_v: Option<u64>,
         outbox: Outbox,
         reply: oneshot::Sender<Welcome>,
@@ -77,7 +67,7 @@ enum Msg {
     },
     Act {
         conn: u64,
-        act: Act,
+        act: Box<Act>,
         lag_ms: u64,
         received: Instant,
     },
@@ -87,7 +77,7 @@ enum Msg {
         text: String,
     },
     Join {
-        player: Player,
+        player: Box<Player>,
         side: Option<Side>,
         reply: oneshot::Sender<Result<Side, ErrorBody>>,
     },
@@ -100,7 +90,7 @@ enum Msg {
         reply: oneshot::Sender<Result<Side, ErrorBody>>,
     },
     Arbiter {
-        by: Player,
+        by: Box<Player>,
         action: protocol::tournament::ArbiterAction,
         reason: String,
         reply: oneshot::Sender<Result<Snapshot, ErrorBody>>,
@@ -135,7 +125,7 @@ impl RoomHandle {
         self.tx
             .send(Msg::Connect {
                 conn,
-                player,
+                player: player.map(Box::new),
                 last_v,
                 outbox,
                 reply,
@@ -155,7 +145,7 @@ impl RoomHandle {
         self.tx
             .send(Msg::Act {
                 conn,
-                act,
+                act: Box::new(act),
                 lag_ms,
                 received: Instant::now(),
             })
@@ -172,7 +162,11 @@ impl RoomHandle {
     pub async fn join(&self, player: Player, side: Option<Side>) -> Result<Side, ErrorBody> {
         let (reply, rx) = oneshot::channel();
         self.tx
-            .send(Msg::Join { player, side, reply })
+            .send(Msg::Join {
+                player: Box::new(player),
+                side,
+                reply,
+            })
             .await
             .map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
@@ -206,7 +200,7 @@ impl RoomHandle {
         let (reply, rx) = oneshot::channel();
         self.tx
             .send(Msg::Arbiter {
-                by,
+                by: Box::new(by),
                 action,
                 reason,
                 reply,
@@ -241,7 +235,9 @@ pub enum Journal {
 impl Journal {
     async fn commit(&self, game: &str, v: u64, ops: &[Op]) -> Result<(), StoreError> {
         match self {
-            Journal::Store(s) => s.commit(game, v, ops).await,
+            // Boxed: a commit's future is a few KB, and a room's task would
+            // otherwise hold room for it all its life, idle or not.
+            Journal::Store(s) => Box::pin(s.commit(game, v, ops)).await,
             Journal::Memory(m) => {
                 m.lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -366,15 +362,10 @@ impl Rooms {
         let rooms = Arc::clone(self);
         let generation = handle.generation;
         self.ctx.metrics.rooms.fetch_add(1, Ordering::Relaxed);
-        self.ctx.tracker.spawn(async move {
-            let id = actor.room.id.clone();
-            actor.run().await;
-            let mut map = rooms.map.lock().unwrap_or_else(|e| e.into_inner());
-            if map.get(&id).is_some_and(|h| h.generation == generation) {
-                map.remove(&id);
-            }
-            rooms.ctx.metrics.rooms.fetch_sub(1, Ordering::Relaxed);
-        });
+        // The task's future is `run` itself: an `async` block around it would
+        // hold the actor twice (as its capture and inside the awaited future).
+        let run = actor.run(rooms, generation);
+        self.ctx.tracker.spawn(run);
         Ok(handle)
     }
 
@@ -488,7 +479,9 @@ impl Actor {
         self.epoch + Duration::from_millis(game_ms.saturating_sub(self.base_ms))
     }
 
-    async fn run(mut self) {
+    /// The room's life; at its end it leaves the registry (unless a newer
+    /// task of the same game took its place).
+    async fn run(mut self, rooms: Arc<Rooms>, generation: u64) {
         if self.live_counted {
             self.ctx.metrics.live_games.fetch_add(1, Ordering::Relaxed);
         }
@@ -543,8 +536,14 @@ impl Actor {
             self.ctx.metrics.live_games.fetch_sub(1, Ordering::Relaxed);
         }
         for conn in self.conns.values() {
-            conn.outbox.kick.cancel();
+            conn.outbox.kick();
         }
+        let mut map = rooms.map.lock().unwrap_or_else(|e| e.into_inner());
+        if map.get(&self.room.id).is_some_and(|h| h.generation == generation) {
+            map.remove(&self.room.id);
+        }
+        drop(map);
+        rooms.ctx.metrics.rooms.fetch_sub(1, Ordering::Relaxed);
     }
 
     fn update_live_gauge(&mut self) {
@@ -659,7 +658,7 @@ impl Actor {
             msg if o.pending.is_empty() => self.handle(msg).await,
             Msg::Connect { outbox, reply, .. } if o.deferred.len() >= MAX_DEFERRED => {
                 drop(reply);
-                outbox.kick.cancel();
+                outbox.kick();
                 true
             }
             Msg::Snapshot { reply } if o.deferred.len() >= MAX_DEFERRED => {
@@ -712,7 +711,7 @@ impl Actor {
                 };
                 let mut ok = outbox.send(encode(&welcome));
                 // A replay longer than half the queue would overflow it: a snapshot is smaller.
-                let room_for = outbox.tx.max_capacity() / 2;
+                let room_for = outbox.capacity() / 2;
                 match last_v
                     .and_then(|v| self.room.missed_since(v))
                     .filter(|missed| missed.len() < room_for)
@@ -728,10 +727,17 @@ impl Actor {
                     }
                 }
                 if !ok {
-                    outbox.kick.cancel();
+                    outbox.kick();
                     return true;
                 }
-                self.conns.insert(conn, Conn { side, player, outbox });
+                self.conns.insert(
+                    conn,
+                    Conn {
+                        side,
+                        player: player.map(|p| *p),
+                        outbox,
+                    },
+                );
                 if self.outage.is_some() {
                     self.send_to(conn, &ServerMsg::Storage { waiting: true });
                 }
@@ -759,7 +765,7 @@ impl Actor {
                     );
                     return true;
                 };
-                match self.room.act(side, act, lag_ms, self.now(), wall_ms()) {
+                match self.room.act(side, *act, lag_ms, self.now(), wall_ms()) {
                     Ok(step) => self.commit_and_send(step, Some(received)).await,
                     Err(e) => {
                         self.send_error(conn, e);
@@ -788,7 +794,7 @@ impl Actor {
                     }
                 }
             }
-            Msg::Join { player, side, reply } => match self.room.join(player.clone(), side, self.now(), wall_ms()) {
+            Msg::Join { player, side, reply } => match self.room.join((*player).clone(), side, self.now(), wall_ms()) {
                 Ok((side, step)) => {
                     let mut ok = self.commit_and_send(step, None).await;
                     let _ = reply.send(if ok { Ok(side) } else { Err(gone()) });
@@ -934,7 +940,7 @@ impl Actor {
 
     async fn drop_conn(&mut self, conn: u64) -> bool {
         let Some(c) = self.conns.remove(&conn) else { return true };
-        c.outbox.kick.cancel();
+        c.outbox.kick();
         let step = self.room.disconnected(c.side, self.now());
         self.commit_and_send(step, None).await
     }

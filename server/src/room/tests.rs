@@ -3,16 +3,14 @@
 
 use std::time::Duration;
 
-use protocol::{Byoyomi, Direction, EliminationReason, Ending, GameEvent, GameSettings, TimeControl};
-use tokio::sync::mpsc;
-
 use super::*;
+use protocol::{Byoyomi, Direction, EliminationReason, Ending, GameEvent, GameSettings, TimeControl};
 
 struct Harness {
     handle: RoomHandle,
     journal: MemoryJournal,
     /// W's connection.
-    inbox: mpsc::Receiver<Utf8Bytes>,
+    inbox: Inbox,
     shutdown: CancellationToken,
     tracker: TaskTracker,
 }
@@ -50,12 +48,8 @@ async fn started(tc: TimeControl, grace_ms: u64) -> Harness {
         .start(Room::new("g".into(), settings), Step::default(), 0)
         .await
         .unwrap();
-    let (tx, inbox) = mpsc::channel(1024);
-    let outbox = Outbox {
-        tx,
-        kick: CancellationToken::new(),
-    };
-    handle.connect(1, Some(player(0)), None, outbox).await.unwrap();
+    let (w, inbox) = outbox(1024);
+    handle.connect(1, Some(player(0)), None, w).await.unwrap();
     for (i, side) in Side::ALL.into_iter().enumerate() {
         assert_eq!(handle.join(player(i), Some(side)).await.unwrap(), side);
     }
@@ -72,7 +66,7 @@ impl Harness {
     /// Every event W's connection has received so far.
     fn events(&mut self) -> Vec<GameEvent> {
         let mut out = Vec::new();
-        while let Ok(m) = self.inbox.try_recv() {
+        while let Some(m) = self.inbox.try_recv() {
             if let Ok(ServerMsg::Event { event: Some(e), .. }) = serde_json::from_str::<ServerMsg>(&m) {
                 out.push(*e);
             }
@@ -215,23 +209,17 @@ async fn the_default_grace_of_a_minute_then_abandonment() {
 async fn a_slow_connection_is_dropped_and_the_room_goes_on() {
     let mut h = started(TimeControl::default(), 3_600_000).await;
     // A spectator whose queue holds 4 messages and who never reads.
-    let (tx, _never_read) = mpsc::channel(4);
-    let kick = CancellationToken::new();
-    let slow = Outbox { tx, kick: kick.clone() };
-    h.handle.connect(2, None, None, slow).await.unwrap();
+    let (slow, _never_read) = outbox(4);
+    h.handle.connect(2, None, None, slow.clone()).await.unwrap();
     let mut events = h.events();
     for _ in 0..6 {
         let (ply, mv) = h.legal_move(&events);
         let side = Side::ALL[ply as usize % 3];
         // The seats' own connections: W is connected; act as whoever is to move.
-        let (tx, _rx) = mpsc::channel(1024);
+        let (seat, _rx) = outbox(1024);
         let conn = 100 + u64::from(ply);
-        let outbox = Outbox {
-            tx,
-            kick: CancellationToken::new(),
-        };
         h.handle
-            .connect(conn, Some(player(side.index())), Some(u64::MAX), outbox)
+            .connect(conn, Some(player(side.index())), Some(u64::MAX), seat)
             .await
             .unwrap();
         h.handle.act(conn, Act::Move { ply, mv }, 0).await;
@@ -239,7 +227,7 @@ async fn a_slow_connection_is_dropped_and_the_room_goes_on() {
         wait(1).await;
         events = h.events();
     }
-    assert!(kick.is_cancelled(), "the slow connection was dropped");
+    assert!(slow.is_kicked(), "the slow connection was dropped");
     let snap = h.handle.snapshot().await.unwrap();
     assert_eq!(snap.status.ply, 6, "the room never waited for it");
     h.stop().await;
