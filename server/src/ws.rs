@@ -57,6 +57,14 @@ pub async fn upgrade(
     let ip = extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map(|c| c.0.ip());
+    // An address whose anonymous client was cut off for flooding is turned away
+    // before the upgrade: a flooder reconnecting in a loop costs one cheap 429.
+    if let Some(key) = crate::penalty::PenaltyBox::key(None, ip)
+        && let Some(wait) = s.penalties.waiting(&key, std::time::Instant::now())
+    {
+        s.metrics.refused.fetch_add(1, Ordering::Relaxed);
+        return Err(ApiError::new(ErrorCode::RateLimited, penalty_words(wait)));
+    }
     if !origin_allowed(&headers, &s.config.allowed_origins) {
         return Err(ApiError::new(
             ErrorCode::Forbidden,
@@ -99,6 +107,14 @@ pub async fn upgrade(
             std::future::ready(())
         })
         .into_response())
+}
+
+/// What a client kept out for flooding is told.
+fn penalty_words(wait: Duration) -> String {
+    format!(
+        "cut off for flooding; reconnect in {} s",
+        wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+    )
 }
 
 /// Decodes one text frame from a client: the size limit, then the JSON of a
@@ -286,13 +302,7 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
         && let Some(wait) = s.penalties.waiting(key, std::time::Instant::now())
     {
         s.metrics.refused.fetch_add(1, Ordering::Relaxed);
-        let refusal = error(
-            ErrorCode::RateLimited,
-            format!(
-                "cut off for flooding; reconnect in {} s",
-                wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
-            ),
-        );
+        let refusal = error(ErrorCode::RateLimited, penalty_words(wait));
         Box::pin(close(
             &mut socket,
             None,

@@ -69,6 +69,49 @@ async fn a_flooding_client_is_cut_off_and_the_game_goes_on() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_anonymous_flooder_keeps_its_address_out_for_a_while() {
+    let (_db, server) = pg_server(|c| {
+        c.messages_per_second = 20;
+        c.message_burst = 40;
+        c.flood_cooldown = Duration::from_secs(2);
+    })
+    .await;
+    let t = Table::new(&server, &CreateGame::default()).await;
+    // A watcher without a session floods.
+    let mut f = Client::connect(server.addr, &t.game, None, None).await;
+    for n in 0..400 {
+        if f.try_send(&ClientMsg::Ping { n }).await.is_err() {
+            break;
+        }
+    }
+    let (code, reason) = f.close_frame().await.expect("a Close frame");
+    assert_eq!((code, reason.as_str()), (1008, server::ws::FLOOD_CLOSE_REASON));
+    let cut_at = Instant::now();
+    // Its address is turned away before the upgrade: HTTP 429 with a JSON error.
+    let url = format!("ws://{}/api/games/{}/ws", server.addr, t.game);
+    match tokio_tungstenite::connect_async(url.as_str()).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => {
+            assert_eq!(resp.status().as_u16(), 429);
+            let body: serde_json::Value =
+                serde_json::from_slice(resp.body().as_deref().unwrap_or_default()).expect("a JSON error");
+            assert_eq!(body["code"], "rate_limited");
+            assert!(
+                body["message"].as_str().unwrap_or_default().contains("flooding"),
+                "{body}"
+            );
+        }
+        other => panic!("expected HTTP 429, got {:?}", other.map(|_| "a socket")),
+    }
+    // The players already connected play on; after the wait the address may watch again.
+    let mut t = t;
+    t.play(&moves()[0], &mut []).await;
+    tokio::time::sleep(Duration::from_secs(2).saturating_sub(cut_at.elapsed()) + Duration::from_millis(200)).await;
+    let back = Client::connect(server.addr, &t.game, None, None).await;
+    assert_eq!(back.side, None);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forged_and_expired_tokens_and_replayed_moves_are_refused() {
     let (_db, server) = pg_server(|c| c.session_ttl = Duration::from_secs(2)).await;
     let mut t = Table::new(&server, &CreateGame::default()).await;
