@@ -2,7 +2,7 @@
 
 use engine::game::EliminationReason;
 use engine::position::MoveList;
-use engine::{Action, Direction, Event, Game, Position, Role, Side, format_position, parse_position};
+use engine::{Action, Direction, Event, Game, GameError, Move, Position, Role, Side, format_position, parse_position};
 use proptest::prelude::*;
 
 /// A small deterministic generator driven by proptest's seed.
@@ -151,6 +151,96 @@ proptest! {
             seen.push(d.side);
             prop_assert!(d.reason != EliminationReason::PrematureRequest);
         }
+    }
+}
+
+/// A random game of every kind of event (moves, illegal tries, requests,
+/// draw votes, time, abandonment) as `Game::apply` accepted them.
+fn random_accepted_events(seed: u64, cw: bool, max_events: usize) -> Game {
+    let mut rng = Rng(seed | 1);
+    let mut game = Game::new(direction(cw));
+    let mut now = 0;
+    for _ in 0..max_events {
+        if game.is_finished() {
+            break;
+        }
+        now += rng.below(3000) as u64;
+        let pos = *game.position();
+        let live: Vec<Side> = pos.live().iter().collect();
+        let side = live[rng.below(live.len())];
+        let action = match rng.below(400) {
+            0 => Action::Timeout,
+            1 => Action::Abandon,
+            2..=4 => Action::Resign,
+            5..=14 => Action::OfferDraw,
+            15..=34 => Action::AnswerDraw {
+                accept: rng.below(3) != 0,
+            },
+            _ => {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    continue;
+                }
+                Action::Move(moves[rng.below(moves.len())])
+            }
+        };
+        // The side to move plays; anyone else's move is refused and not recorded.
+        let _ = game.apply(Event { side, action, at: now });
+        if let Action::Move(m) = action {
+            let _ = game.apply(Event {
+                side: pos.turn(),
+                action: Action::Move(m),
+                at: now,
+            });
+        }
+    }
+    game
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_trusted_replay_builds_the_same_game(seed in any::<u64>(), cw in any::<bool>()) {
+        let game = random_accepted_events(seed, cw, 600);
+        let checked = Game::replay(*game.initial_position(), *game.limits(), game.events()).unwrap();
+        let trusted = Game::replay_trusted(*game.initial_position(), *game.limits(), game.events()).unwrap();
+        prop_assert_eq!(&checked, &game);
+        prop_assert_eq!(&trusted, &game);
+    }
+}
+
+#[test]
+fn a_trusted_replay_still_refuses_a_move_of_no_piece_of_the_mover() {
+    let start = Position::initial(Direction::Ccw);
+    let first_move = start.legal_moves()[0];
+    let mut after = start;
+    after.play(first_move).unwrap();
+    let next = after.turn();
+    let own: Vec<_> = after.pieces_of(next).iter().collect();
+    let first = Event {
+        side: start.turn(),
+        action: Action::Move(first_move),
+        at: 0,
+    };
+    let bad = [
+        // From the point the first move left empty.
+        Move::new(first_move.from, own[0]),
+        // From a piece of the side to move onto another of its pieces.
+        Move::new(own[0], own[1]),
+    ];
+    for m in bad {
+        let events = [
+            first,
+            Event {
+                side: next,
+                action: Action::Move(m),
+                at: 1,
+            },
+        ];
+        let err = Game::replay_trusted(start, Default::default(), &events).unwrap_err();
+        assert_eq!(err.0, 1, "{m}");
+        assert!(matches!(err.1, GameError::Illegal(_)), "{m}: {:?}", err.1);
     }
 }
 
