@@ -12,6 +12,7 @@
 //! transaction and sends nothing before the commit returns. SQLite runs in
 //! WAL mode with `synchronous=FULL`, so a commit survives a crash.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,6 +23,7 @@ use protocol::{
 use sha2::{Digest, Sha256};
 use sqlx::AnyConnection;
 use sqlx::Row;
+use sqlx::any::AnyRow;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
@@ -244,6 +246,8 @@ pub struct StoredGame {
 #[derive(Clone, Debug)]
 pub struct Store {
     pub(crate) pool: AnyPool,
+    /// SQLite (`group_concat`) rather than Postgres (`string_agg`).
+    sqlite: bool,
     metrics: Metrics,
     /// Rooms' writes go through the group commit when it runs.
     writer: Option<mpsc::Sender<Pending>>,
@@ -272,6 +276,9 @@ const MAX_BATCH: usize = 256;
 const BATCHES_IN_FLIGHT: usize = 4;
 /// Event rows per multi-row INSERT (12 parameters each; SQLite allows 32,766).
 const EVENT_ROWS_PER_INSERT: usize = 128;
+/// Games whose version one `UPDATE` records (two parameters each; SQLite
+/// allows 32,766 parameters per statement, Postgres 65,535).
+const VERSIONS_PER_STATEMENT: usize = 500;
 
 /// Milliseconds since the Unix epoch.
 pub fn wall_ms() -> i64 {
@@ -313,6 +320,88 @@ fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
     serde_json::from_str(s).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
+/// A move's stored clocks: main time and periods left per side.
+fn clocks_of(clocks: Option<&str>, periods: Option<&str>) -> Result<Option<([u64; 3], [u32; 3])>, StoreError> {
+    Ok(match (clocks, periods) {
+        (Some(c), Some(p)) => Some((triple(c)?, triple(p)?)),
+        _ => None,
+    })
+}
+
+/// A seat and its player, from a row of `seats` joined with `players`.
+fn seat_row(r: &AnyRow) -> Result<(Side, Player), StoreError> {
+    let side = side_of(&r.try_get::<String, _>("side")?)?;
+    let bot = match r.try_get::<Option<i64>, _>("bot_level")? {
+        None => None,
+        Some(n) => Some(
+            u8::try_from(n)
+                .ok()
+                .and_then(bot::Level::from_number)
+                .ok_or_else(|| StoreError::Corrupt(format!("bot level {n}")))?,
+        ),
+    };
+    Ok((
+        side,
+        Player {
+            id: r.try_get("id")?,
+            name: r.try_get("name")?,
+            account: r.try_get::<Option<String>, _>("username")?.is_some(),
+            bot,
+        },
+    ))
+}
+
+/// An arbiter action, from a row of `arbiter_actions` joined with its player's name.
+fn arbiter_row(r: &AnyRow) -> Result<ArbiterRow, StoreError> {
+    Ok(ArbiterRow {
+        v: r.try_get::<i64, _>("v")? as u64,
+        after_seq: r.try_get::<i64, _>("after_seq")? as u64,
+        at_ms: r.try_get::<i64, _>("at_ms")? as u64,
+        wall_ms: r.try_get("wall_ms")?,
+        by: r.try_get("by_player")?,
+        by_name: r.try_get("name")?,
+        reason: r.try_get("reason")?,
+        action: from_json(&r.try_get::<String, _>("action")?)?,
+    })
+}
+
+/// A game's events from their aggregated text (see [`Store::load_unfinished`]),
+/// in order, and the largest `v_last` among them.
+fn events_of(text: &str) -> Result<(Vec<EventRow>, Option<i64>), StoreError> {
+    fn int<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, StoreError> {
+        s.parse()
+            .map_err(|_| StoreError::Corrupt(format!("event {what} {s:?}")))
+    }
+    fn opt<T: std::str::FromStr>(s: &str, what: &str) -> Result<Option<T>, StoreError> {
+        (!s.is_empty()).then(|| int(s, what)).transpose()
+    }
+    let mut events = Vec::with_capacity(text.len() / 64 + 1);
+    let mut v_last = None;
+    for e in text.split(';').filter(|e| !e.is_empty()) {
+        let f: Vec<&str> = e.split('|').collect();
+        let [seq, last, v, side, action, at, wall, spent, lag, clocks, periods] = f[..] else {
+            return Err(StoreError::Corrupt(format!("event {e:?}")));
+        };
+        v_last = v_last.max(opt::<i64>(last, "v_last")?);
+        events.push(EventRow {
+            seq: int(seq, "seq")?,
+            v: int(v, "v")?,
+            side: side_of(side)?,
+            action: action.to_owned(),
+            at_ms: int(at, "at_ms")?,
+            wall_ms: int(wall, "wall_ms")?,
+            spent_ms: opt(spent, "spent_ms")?,
+            lag_ms: opt(lag, "lag_ms")?,
+            clocks: clocks_of(
+                (!clocks.is_empty()).then_some(clocks),
+                (!periods.is_empty()).then_some(periods),
+            )?,
+        });
+    }
+    events.sort_unstable_by_key(|e| e.seq);
+    Ok((events, v_last))
+}
+
 impl Store {
     /// Connects (creating the SQLite file if needed) and applies the migrations.
     pub async fn connect(url: &str, metrics: Metrics) -> Result<Store, StoreError> {
@@ -338,6 +427,7 @@ impl Store {
         MIGRATOR.run(&pool).await?;
         let mut store = Store {
             pool,
+            sqlite,
             metrics,
             writer: None,
             health: Arc::new(watch::channel(true).0),
@@ -632,6 +722,7 @@ impl Store {
             // INSERTs: one round trip for many moves. The rest is rare.
             let mut tx = self.pool.begin().await?;
             let mut events: Vec<(&str, u64, &EventRow)> = Vec::new();
+            let mut versions = Vec::new();
             for (game, v, ops) in writes {
                 for op in *ops {
                     match op {
@@ -640,12 +731,13 @@ impl Store {
                     }
                 }
                 if version_row(ops) {
-                    Self::write_version(&mut tx, game, *v).await?;
+                    versions.push((*game, *v));
                 }
             }
             for chunk in events.chunks(EVENT_ROWS_PER_INSERT) {
                 Self::insert_events(&mut tx, chunk).await?;
             }
+            Self::write_versions(&mut tx, &versions).await?;
             tx.commit().await?;
         }
         self.metrics.store_commit.observe(started.elapsed());
@@ -690,12 +782,58 @@ impl Store {
         Ok(())
     }
 
+    /// Commits the writes of many rooms in one transaction, all or nothing:
+    /// a restart's `restored` versions. Outages are noted in [`Store::health`].
+    pub async fn commit_many(&self, writes: &[(&str, u64, &[Op])]) -> Result<(), StoreError> {
+        if writes.is_empty() {
+            return Ok(());
+        }
+        let r = self.commit_now(writes).await;
+        self.observe(&r);
+        r
+    }
+
     async fn write_version(conn: &mut AnyConnection, game: &str, v: u64) -> Result<(), StoreError> {
         sqlx::query("UPDATE games SET v = $1 WHERE id = $2")
             .bind(v as i64)
             .bind(game)
             .execute(conn)
             .await?;
+        Ok(())
+    }
+
+    /// Records the versions of many games, [`VERSIONS_PER_STATEMENT`] per
+    /// statement (one round trip each, not one per game). A game listed
+    /// twice gets its last version.
+    async fn write_versions(conn: &mut AnyConnection, versions: &[(&str, u64)]) -> Result<(), StoreError> {
+        let mut seen = std::collections::HashSet::new();
+        let mut last: Vec<(&str, u64)> = versions
+            .iter()
+            .rev()
+            .filter(|(g, _)| seen.insert(*g))
+            .copied()
+            .collect();
+        last.reverse();
+        for chunk in last.chunks(VERSIONS_PER_STATEMENT) {
+            if let [(game, v)] = chunk {
+                Self::write_version(conn, game, *v).await?;
+                continue;
+            }
+            let mut sql = String::from("UPDATE games SET v = CASE id");
+            for i in 0..chunk.len() {
+                sql.push_str(&format!(" WHEN ${} THEN ${}", 2 * i + 1, 2 * i + 2));
+            }
+            sql.push_str(" END WHERE id IN (");
+            for i in 0..chunk.len() {
+                sql.push_str(&format!("{}${}", if i == 0 { "" } else { ", " }, 2 * i + 1));
+            }
+            sql.push(')');
+            let mut q = sqlx::query(&sql);
+            for (game, v) in chunk {
+                q = q.bind(*game).bind(*v as i64);
+            }
+            q.execute(&mut *conn).await?;
+        }
         Ok(())
     }
 
@@ -807,22 +945,8 @@ impl Store {
         .await?;
         let mut seats: [Option<Player>; 3] = Default::default();
         for r in rows {
-            let side = side_of(&r.try_get::<String, _>("side")?)?;
-            let bot = match r.try_get::<Option<i64>, _>("bot_level")? {
-                None => None,
-                Some(n) => Some(
-                    u8::try_from(n)
-                        .ok()
-                        .and_then(bot::Level::from_number)
-                        .ok_or_else(|| StoreError::Corrupt(format!("bot level {n}")))?,
-                ),
-            };
-            seats[side.index()] = Some(Player {
-                id: r.try_get("id")?,
-                name: r.try_get("name")?,
-                account: r.try_get::<Option<String>, _>("username")?.is_some(),
-                bot,
-            });
+            let (side, player) = seat_row(&r)?;
+            seats[side.index()] = Some(player);
         }
         Ok(seats)
     }
@@ -839,10 +963,6 @@ impl Store {
             .map(|r| {
                 let clocks: Option<String> = r.try_get("clocks")?;
                 let periods: Option<String> = r.try_get("periods")?;
-                let clocks = match (clocks, periods) {
-                    (Some(c), Some(p)) => Some((triple(&c)?, triple(&p)?)),
-                    _ => None,
-                };
                 Ok(EventRow {
                     seq: r.try_get::<i64, _>("seq")? as u64,
                     v: r.try_get::<i64, _>("v")? as u64,
@@ -852,7 +972,7 @@ impl Store {
                     wall_ms: r.try_get("wall_ms")?,
                     spent_ms: r.try_get::<Option<i64>, _>("spent_ms")?.map(|x| x as u64),
                     lag_ms: r.try_get::<Option<i64>, _>("lag_ms")?.map(|x| x as u64),
-                    clocks,
+                    clocks: clocks_of(clocks.as_deref(), periods.as_deref())?,
                 })
             })
             .collect()
@@ -905,28 +1025,96 @@ impl Store {
         .bind(game)
         .fetch_all(&self.pool)
         .await?;
-        rows.into_iter()
-            .map(|r| {
-                Ok(ArbiterRow {
-                    v: r.try_get::<i64, _>("v")? as u64,
-                    after_seq: r.try_get::<i64, _>("after_seq")? as u64,
-                    at_ms: r.try_get::<i64, _>("at_ms")? as u64,
-                    wall_ms: r.try_get("wall_ms")?,
-                    by: r.try_get("by_player")?,
-                    by_name: r.try_get("name")?,
-                    reason: r.try_get("reason")?,
-                    action: from_json(&r.try_get::<String, _>("action")?)?,
-                })
-            })
-            .collect()
+        rows.iter().map(arbiter_row).collect()
     }
 
-    /// Ids of the games not finished (restored at start).
-    pub async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
-        let rows = sqlx::query("SELECT id FROM games WHERE phase <> 'finished' ORDER BY created_ms")
-            .fetch_all(&self.pool)
-            .await?;
-        rows.into_iter().map(|r| Ok(r.try_get("id")?)).collect()
+    /// Every game not finished, oldest first, as [`Store::load_game`] would
+    /// load it one by one: what the server restores at start. Three queries
+    /// for all of them — the games with their events aggregated into one
+    /// text per game, the seats, the arbiter actions — because a query per
+    /// game and a row per event are what made a restart slow (sqlx's `Any`
+    /// rows are costly to decode). A game whose rows do not parse comes with
+    /// its error; the others are unaffected.
+    pub async fn load_unfinished(&self) -> Result<Vec<(String, Result<StoredGame, StoreError>)>, StoreError> {
+        // One event as text: its fields joined by `|` (NULL as empty), events
+        // joined by `;` in any order (`seq` comes first and orders them).
+        // Actions are written by the server (`move W72-W54`, `resign`, …):
+        // they hold neither separator.
+        let event = "CAST(e.seq AS TEXT) || '|' || COALESCE(CAST(e.v_last AS TEXT), '') || '|' || CAST(e.v AS TEXT) \
+                     || '|' || e.side || '|' || e.action || '|' || CAST(e.at_ms AS TEXT) || '|' || CAST(e.wall_ms AS TEXT) \
+                     || '|' || COALESCE(CAST(e.spent_ms AS TEXT), '') || '|' || COALESCE(CAST(e.lag_ms AS TEXT), '') \
+                     || '|' || COALESCE(e.clocks, '') || '|' || COALESCE(e.periods, '')";
+        let concat = if self.sqlite { "group_concat" } else { "string_agg" };
+        let games = sqlx::query(&format!(
+            "SELECT g.id, g.phase, g.settings, g.initial_position, g.v, g.result, \
+             (SELECT MAX(c.v) FROM chat c WHERE c.game_id = g.id) AS cv, \
+             (SELECT {concat}({event}, ';') FROM events e WHERE e.game_id = g.id) AS events \
+             FROM games g WHERE g.phase <> 'finished' ORDER BY g.created_ms"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
+        let seat_rows = sqlx::query(
+            "SELECT s.game_id, s.side, p.id, p.name, p.username, p.bot_level FROM seats s \
+             JOIN players p ON p.id = s.player_id JOIN games g ON g.id = s.game_id WHERE g.phase <> 'finished'",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let arbiter_rows = sqlx::query(
+            "SELECT a.game_id, a.v, a.after_seq, a.at_ms, a.wall_ms, a.by_player, p.name, a.reason, a.action \
+             FROM arbiter_actions a JOIN players p ON p.id = a.by_player JOIN games g ON g.id = a.game_id \
+             WHERE g.phase <> 'finished' ORDER BY a.game_id, a.v",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        // Rows that do not parse fail their game only.
+        let mut seats: HashMap<String, Result<[Option<Player>; 3], StoreError>> = HashMap::new();
+        for r in &seat_rows {
+            let game: String = r.try_get("game_id")?;
+            let entry = seats.entry(game).or_insert_with(|| Ok(Default::default()));
+            if let Ok(s) = entry {
+                match seat_row(r) {
+                    Ok((side, player)) => s[side.index()] = Some(player),
+                    Err(e) => *entry = Err(e),
+                }
+            }
+        }
+        let mut arbiter: HashMap<String, Result<Vec<ArbiterRow>, StoreError>> = HashMap::new();
+        for r in &arbiter_rows {
+            let game: String = r.try_get("game_id")?;
+            let entry = arbiter.entry(game).or_insert_with(|| Ok(Vec::new()));
+            if let Ok(a) = entry {
+                match arbiter_row(r) {
+                    Ok(row) => a.push(row),
+                    Err(e) => *entry = Err(e),
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(games.len());
+        for r in &games {
+            let id: String = r.try_get("id")?;
+            let game = (|| {
+                let (events, ev) = events_of(r.try_get::<Option<String>, _>("events")?.as_deref().unwrap_or(""))?;
+                let phase: String = r.try_get("phase")?;
+                let result: Option<String> = r.try_get("result")?;
+                Ok(StoredGame {
+                    id: id.clone(),
+                    phase: Phase::parse(&phase).ok_or_else(|| StoreError::Corrupt(format!("phase {phase:?}")))?,
+                    settings: from_json(&r.try_get::<String, _>("settings")?)?,
+                    initial_position: r.try_get("initial_position")?,
+                    seats: seats.remove(&id).transpose()?.unwrap_or_default(),
+                    events,
+                    v: [Some(r.try_get::<i64, _>("v")?), ev, r.try_get::<Option<i64>, _>("cv")?]
+                        .into_iter()
+                        .flatten()
+                        .max()
+                        .unwrap_or(0) as u64,
+                    arbiter: arbiter.remove(&id).transpose()?.unwrap_or_default(),
+                    result: result.map(|r| from_json(&r)).transpose()?,
+                })
+            })();
+            out.push((id, game));
+        }
+        Ok(out)
     }
 
     /// Public games in a phase, newest first.

@@ -262,10 +262,23 @@ impl Journal {
         }
     }
 
-    async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
+    async fn load_unfinished(&self) -> Result<Vec<(String, Result<StoredGame, StoreError>)>, StoreError> {
         match self {
-            Journal::Store(s) => s.unfinished_games().await,
+            Journal::Store(s) => s.load_unfinished().await,
             Journal::Memory(_) => Ok(Vec::new()),
+        }
+    }
+
+    async fn commit_many(&self, writes: &[(&str, u64, &[Op])]) -> Result<(), StoreError> {
+        match self {
+            Journal::Store(s) => s.commit_many(writes).await,
+            Journal::Memory(m) => {
+                let mut m = m.lock().unwrap_or_else(|e| e.into_inner());
+                for (game, v, ops) in writes {
+                    m.push(((*game).to_owned(), *v, ops.to_vec()));
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -333,6 +346,12 @@ impl Rooms {
         if !step.is_empty() {
             self.ctx.store.commit(&room.id, room.v(), &step.ops).await?;
         }
+        Ok(self.spawn(room, base_ms))
+    }
+
+    /// Starts the task of a room whose step is committed, unless another
+    /// task got there first.
+    fn spawn(self: &Arc<Self>, room: Room, base_ms: u64) -> RoomHandle {
         let (tx, rx) = mpsc::channel(MAILBOX);
         let handle = RoomHandle {
             tx,
@@ -341,7 +360,7 @@ impl Rooms {
         {
             let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(h) = map.get(&room.id).filter(|h| !h.tx.is_closed()) {
-                return Ok(h.clone());
+                return h.clone();
             }
             map.insert(room.id.clone(), handle.clone());
         }
@@ -366,22 +385,111 @@ impl Rooms {
         // hold the actor twice (as its capture and inside the awaited future).
         let run = actor.run(rooms, generation);
         self.ctx.tracker.spawn(run);
-        Ok(handle)
+        handle
     }
 
-    /// Restores every unfinished game of the store (at start).
+    /// Restores every unfinished game of the store (at start, before the
+    /// server listens): loads them all at once, replays them on every core,
+    /// commits their `restored` versions in one transaction and starts their
+    /// tasks. A game that does not load or replay is logged and left out (a
+    /// visitor retries it through [`Rooms::get`]); if the common commit fails,
+    /// each game commits on its own. Logs the time of each part as
+    /// `restore timings`.
     pub async fn restore_all(self: &Arc<Self>) -> Result<usize, StoreError> {
-        let ids = self.ctx.store.unfinished_games().await?;
-        let mut n = 0;
-        for id in ids {
-            match self.get(&id).await {
-                Ok(Some(_)) => n += 1,
-                Ok(None) => {}
-                Err(e) => tracing::error!(game = %id, error = %e, "could not restore game"),
+        let started = std::time::Instant::now();
+        let loaded = self.ctx.store.load_unfinished().await?;
+        let load = started.elapsed();
+        let games: Vec<StoredGame> = loaded
+            .into_iter()
+            .filter_map(|(id, game)| {
+                game.inspect_err(|e| tracing::error!(game = %id, error = %e, "could not restore game"))
+                    .ok()
+            })
+            .collect();
+        let mark = std::time::Instant::now();
+        let restored = replay_all(games).await;
+        let replay = mark.elapsed();
+        let mark = std::time::Instant::now();
+        let writes: Vec<(&str, u64, &[Op])> = restored
+            .iter()
+            .filter(|(_, step, _)| !step.is_empty())
+            .map(|(room, step, _)| (room.id.as_str(), room.v(), step.ops.as_slice()))
+            .collect();
+        let failed: std::collections::HashSet<String> = match self.ctx.store.commit_many(&writes).await {
+            Ok(()) => Default::default(),
+            Err(e) => {
+                tracing::warn!(error = %e, "committing the restored games together failed; one by one");
+                let mut failed = std::collections::HashSet::new();
+                for (id, v, ops) in &writes {
+                    if let Err(e) = self.ctx.store.commit(id, *v, ops).await {
+                        tracing::error!(game = %id, error = %e, "could not restore game");
+                        failed.insert((*id).to_owned());
+                    }
+                }
+                failed
             }
+        };
+        drop(writes);
+        let commit = mark.elapsed();
+        let mark = std::time::Instant::now();
+        let mut n = 0;
+        for (mut room, _, now) in restored {
+            if failed.contains(&room.id) {
+                continue;
+            }
+            room.set_log_keep(self.ctx.log_keep);
+            self.spawn(room, now);
+            n += 1;
         }
+        let start = mark.elapsed();
+        tracing::info!(
+            games = n,
+            load_ms = load.as_millis() as u64,
+            replay_ms = replay.as_millis() as u64,
+            commit_ms = commit.as_millis() as u64,
+            start_ms = start.as_millis() as u64,
+            total_ms = started.elapsed().as_millis() as u64,
+            "restore timings"
+        );
         Ok(n)
     }
+}
+
+/// Rebuilds the rooms of stored games on every core (blocking threads, one
+/// share of the games each), in the order given. A game that does not
+/// replay — or panics doing so, on rows the store should never hold — is
+/// logged and left out.
+async fn replay_all(games: Vec<StoredGame>) -> Vec<(Room, Step, u64)> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let share = games.len().div_ceil(threads).max(1);
+    let mut games = games.into_iter();
+    let mut tasks = Vec::with_capacity(threads);
+    loop {
+        let part: Vec<StoredGame> = games.by_ref().take(share).collect();
+        if part.is_empty() {
+            break;
+        }
+        tasks.push(tokio::task::spawn_blocking(move || {
+            part.into_iter()
+                .filter_map(|game| {
+                    let id = game.id.clone();
+                    let restored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Room::restore(game)))
+                        .unwrap_or_else(|_| Err("its replay panicked".into()));
+                    restored
+                        .inspect_err(|e| tracing::error!(game = %id, error = %e, "could not restore game"))
+                        .ok()
+                })
+                .collect::<Vec<_>>()
+        }));
+    }
+    let mut out = Vec::new();
+    for task in tasks {
+        match task.await {
+            Ok(rooms) => out.extend(rooms),
+            Err(e) => tracing::error!(error = %e, "a replay thread failed"),
+        }
+    }
+    out
 }
 
 /// A bot's search in flight. Dropping it (the room stops, or the job is

@@ -125,8 +125,10 @@ async fn time(url: &str, server: &str, listen: &str, json: bool) -> Result<()> {
     let mut child = Command::new(server)
         .args(["serve", "--listen", listen])
         .env("DATABASE_URL", url)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
+        // The server's `restore timings` line splits the time (load, replay, commit, start).
+        .env("RUST_LOG", "warn,server::room=info")
+        // Its log (on stdout) goes to stderr: `--json` keeps stdout clean.
+        .stdout(std::io::stderr())
         .spawn()
         .with_context(|| format!("starting {server}"))?;
     let pid = child.id();
