@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures_util::TryStreamExt;
 use protocol::{
     Channel, GameRecord, GameResult, GameSettings, GameSummary, Phase, RecordChat, RecordEvent, RecordMove, SeatInfo,
     Side,
@@ -320,8 +321,11 @@ fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
     serde_json::from_str(s).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
-/// A move's stored clocks: main time and periods left per side.
-fn clocks_of(clocks: Option<&str>, periods: Option<&str>) -> Result<Option<([u64; 3], [u32; 3])>, StoreError> {
+/// Main time and byo-yomi periods left per side, as a move stores them.
+type StoredClocks = ([u64; 3], [u32; 3]);
+
+/// A move's stored clocks.
+fn clocks_of(clocks: Option<&str>, periods: Option<&str>) -> Result<Option<StoredClocks>, StoreError> {
     Ok(match (clocks, periods) {
         (Some(c), Some(p)) => Some((triple(c)?, triple(p)?)),
         _ => None,
@@ -1029,30 +1033,27 @@ impl Store {
     }
 
     /// Every game not finished, oldest first, as [`Store::load_game`] would
-    /// load it one by one: what the server restores at start. Three queries
-    /// for all of them — the games with their events aggregated into one
-    /// text per game, the seats, the arbiter actions — because a query per
-    /// game and a row per event are what made a restart slow (sqlx's `Any`
-    /// rows are costly to decode). A game whose rows do not parse comes with
-    /// its error; the others are unaffected.
+    /// load it one by one: what the server restores at start. See
+    /// [`Store::load_unfinished_each`].
     pub async fn load_unfinished(&self) -> Result<Vec<(String, Result<StoredGame, StoreError>)>, StoreError> {
-        // One event as text: its fields joined by `|` (NULL as empty), events
-        // joined by `;` in any order (`seq` comes first and orders them).
-        // Actions are written by the server (`move W72-W54`, `resign`, …):
-        // they hold neither separator.
-        let event = "CAST(e.seq AS TEXT) || '|' || COALESCE(CAST(e.v_last AS TEXT), '') || '|' || CAST(e.v AS TEXT) \
-                     || '|' || e.side || '|' || e.action || '|' || CAST(e.at_ms AS TEXT) || '|' || CAST(e.wall_ms AS TEXT) \
-                     || '|' || COALESCE(CAST(e.spent_ms AS TEXT), '') || '|' || COALESCE(CAST(e.lag_ms AS TEXT), '') \
-                     || '|' || COALESCE(e.clocks, '') || '|' || COALESCE(e.periods, '')";
-        let concat = if self.sqlite { "group_concat" } else { "string_agg" };
-        let games = sqlx::query(&format!(
-            "SELECT g.id, g.phase, g.settings, g.initial_position, g.v, g.result, \
-             (SELECT MAX(c.v) FROM chat c WHERE c.game_id = g.id) AS cv, \
-             (SELECT {concat}({event}, ';') FROM events e WHERE e.game_id = g.id) AS events \
-             FROM games g WHERE g.phase <> 'finished' ORDER BY g.created_ms"
-        ))
-        .fetch_all(&self.pool)
-        .await?;
+        let mut out = Vec::new();
+        self.load_unfinished_each(|id, game| out.push((id, game))).await?;
+        Ok(out)
+    }
+
+    /// Hands every game not finished to `each`, oldest first, as
+    /// [`Store::load_game`] would load it one by one, as soon as its row
+    /// arrives (the server replays the first games while the database is
+    /// still sending the others). Three queries for all of them — the seats,
+    /// the arbiter actions, then the games with their events aggregated
+    /// into one text per game — because a query per game and a row per event
+    /// are what made a restart slow (sqlx's `Any` rows are costly to
+    /// decode). A game whose rows do not parse comes with its error; the
+    /// others are unaffected.
+    pub async fn load_unfinished_each(
+        &self,
+        mut each: impl FnMut(String, Result<StoredGame, StoreError>),
+    ) -> Result<(), StoreError> {
         let seat_rows = sqlx::query(
             "SELECT s.game_id, s.side, p.id, p.name, p.username, p.bot_level FROM seats s \
              JOIN players p ON p.id = s.player_id JOIN games g ON g.id = s.game_id WHERE g.phase <> 'finished'",
@@ -1089,8 +1090,23 @@ impl Store {
                 }
             }
         }
-        let mut out = Vec::with_capacity(games.len());
-        for r in &games {
+        // One event as text: its fields joined by `|` (NULL as empty), events
+        // joined by `;` in any order (`seq` comes first and orders them).
+        // Actions are written by the server (`move W72-W54`, `resign`, …):
+        // they hold neither separator.
+        let event = "CAST(e.seq AS TEXT) || '|' || COALESCE(CAST(e.v_last AS TEXT), '') || '|' || CAST(e.v AS TEXT) \
+                     || '|' || e.side || '|' || e.action || '|' || CAST(e.at_ms AS TEXT) || '|' || CAST(e.wall_ms AS TEXT) \
+                     || '|' || COALESCE(CAST(e.spent_ms AS TEXT), '') || '|' || COALESCE(CAST(e.lag_ms AS TEXT), '') \
+                     || '|' || COALESCE(e.clocks, '') || '|' || COALESCE(e.periods, '')";
+        let concat = if self.sqlite { "group_concat" } else { "string_agg" };
+        let sql = format!(
+            "SELECT g.id, g.phase, g.settings, g.initial_position, g.v, g.result, \
+             (SELECT MAX(c.v) FROM chat c WHERE c.game_id = g.id) AS cv, \
+             (SELECT {concat}({event}, ';') FROM events e WHERE e.game_id = g.id) AS events \
+             FROM games g WHERE g.phase <> 'finished' ORDER BY g.created_ms"
+        );
+        let mut games = sqlx::query(&sql).fetch(&self.pool);
+        while let Some(r) = games.try_next().await? {
             let id: String = r.try_get("id")?;
             let game = (|| {
                 let (events, ev) = events_of(r.try_get::<Option<String>, _>("events")?.as_deref().unwrap_or(""))?;
@@ -1112,9 +1128,9 @@ impl Store {
                     result: result.map(|r| from_json(&r)).transpose()?,
                 })
             })();
-            out.push((id, game));
+            each(id, game);
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Public games in a phase, newest first.

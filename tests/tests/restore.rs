@@ -219,7 +219,7 @@ async fn seed(store: &Store) -> (Vec<Room>, String) {
 fn assert_same_but_clocks(back: Status, was: Status, what: &str) {
     assert_eq!(
         Status {
-            clocks: was.clocks.clone(),
+            clocks: was.clocks,
             ..back
         },
         was,

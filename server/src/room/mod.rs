@@ -262,10 +262,13 @@ impl Journal {
         }
     }
 
-    async fn load_unfinished(&self) -> Result<Vec<(String, Result<StoredGame, StoreError>)>, StoreError> {
+    async fn load_unfinished_each(
+        &self,
+        each: impl FnMut(String, Result<StoredGame, StoreError>),
+    ) -> Result<(), StoreError> {
         match self {
-            Journal::Store(s) => s.load_unfinished().await,
-            Journal::Memory(_) => Ok(Vec::new()),
+            Journal::Store(s) => s.load_unfinished_each(each).await,
+            Journal::Memory(_) => Ok(()),
         }
     }
 
@@ -389,25 +392,32 @@ impl Rooms {
     }
 
     /// Restores every unfinished game of the store (at start, before the
-    /// server listens): loads them all at once, replays them on every core,
-    /// commits their `restored` versions in one transaction and starts their
-    /// tasks. A game that does not load or replay is logged and left out (a
-    /// visitor retries it through [`Rooms::get`]); if the common commit fails,
-    /// each game commits on its own. Logs the time of each part as
-    /// `restore timings`.
+    /// server listens): loads them all at once and replays them on every
+    /// core as their rows arrive, commits their `restored` versions in one
+    /// transaction and starts their tasks. A game that does not load or
+    /// replay is logged and left out (a visitor retries it through
+    /// [`Rooms::get`]); if the common commit fails, each game commits on its
+    /// own. Logs the time of each part as `restore timings`.
     pub async fn restore_all(self: &Arc<Self>) -> Result<usize, StoreError> {
         let started = std::time::Instant::now();
-        let loaded = self.ctx.store.load_unfinished().await?;
-        let load = started.elapsed();
-        let games: Vec<StoredGame> = loaded
-            .into_iter()
-            .filter_map(|(id, game)| {
-                game.inspect_err(|e| tracing::error!(game = %id, error = %e, "could not restore game"))
-                    .ok()
+        let mut replayers = Replayers::start();
+        let mut part = Vec::with_capacity(REPLAY_PART);
+        self.ctx
+            .store
+            .load_unfinished_each(|id, game| match game {
+                Ok(game) => {
+                    part.push(game);
+                    if part.len() == REPLAY_PART {
+                        replayers.send(std::mem::replace(&mut part, Vec::with_capacity(REPLAY_PART)));
+                    }
+                }
+                Err(e) => tracing::error!(game = %id, error = %e, "could not restore game"),
             })
-            .collect();
+            .await?;
+        replayers.send(part);
+        let load = started.elapsed();
         let mark = std::time::Instant::now();
-        let restored = replay_all(games).await;
+        let (restored, replay_busy) = replayers.finish().await;
         let replay = mark.elapsed();
         let mark = std::time::Instant::now();
         let writes: Vec<(&str, u64, &[Op])> = restored
@@ -445,7 +455,8 @@ impl Rooms {
         tracing::info!(
             games = n,
             load_ms = load.as_millis() as u64,
-            replay_ms = replay.as_millis() as u64,
+            replay_busy_ms = replay_busy.as_millis() as u64,
+            replay_after_load_ms = replay.as_millis() as u64,
             commit_ms = commit.as_millis() as u64,
             start_ms = start.as_millis() as u64,
             total_ms = started.elapsed().as_millis() as u64,
@@ -455,41 +466,79 @@ impl Rooms {
     }
 }
 
-/// Rebuilds the rooms of stored games on every core (blocking threads, one
-/// share of the games each), in the order given. A game that does not
-/// replay — or panics doing so, on rows the store should never hold — is
-/// logged and left out.
-async fn replay_all(games: Vec<StoredGame>) -> Vec<(Room, Step, u64)> {
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let share = games.len().div_ceil(threads).max(1);
-    let mut games = games.into_iter();
-    let mut tasks = Vec::with_capacity(threads);
-    loop {
-        let part: Vec<StoredGame> = games.by_ref().take(share).collect();
+/// A room rebuilt from the store: its announcing step and its game time.
+type Restored = (Room, Step, u64);
+
+/// Stored games handed to a replay thread at once.
+const REPLAY_PART: usize = 250;
+
+/// Threads that rebuild the rooms of stored games, one per core, fed parts
+/// of games in turn while the store still sends the others.
+struct Replayers {
+    parts: Vec<std::sync::mpsc::Sender<Vec<StoredGame>>>,
+    threads: Vec<tokio::task::JoinHandle<(Vec<Restored>, Duration)>>,
+    next: usize,
+}
+
+impl Replayers {
+    fn start() -> Replayers {
+        let n = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let (mut parts, mut threads) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for _ in 0..n {
+            let (tx, rx) = std::sync::mpsc::channel::<Vec<StoredGame>>();
+            parts.push(tx);
+            threads.push(tokio::task::spawn_blocking(move || {
+                let (mut rooms, mut busy) = (Vec::new(), Duration::ZERO);
+                for part in rx {
+                    let started = std::time::Instant::now();
+                    rooms.extend(part.into_iter().filter_map(replay));
+                    busy += started.elapsed();
+                }
+                (rooms, busy)
+            }));
+        }
+        Replayers {
+            parts,
+            threads,
+            next: 0,
+        }
+    }
+
+    fn send(&mut self, part: Vec<StoredGame>) {
         if part.is_empty() {
-            break;
+            return;
         }
-        tasks.push(tokio::task::spawn_blocking(move || {
-            part.into_iter()
-                .filter_map(|game| {
-                    let id = game.id.clone();
-                    let restored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Room::restore(game)))
-                        .unwrap_or_else(|_| Err("its replay panicked".into()));
-                    restored
-                        .inspect_err(|e| tracing::error!(game = %id, error = %e, "could not restore game"))
-                        .ok()
-                })
-                .collect::<Vec<_>>()
-        }));
+        let i = self.next % self.parts.len();
+        self.next += 1;
+        // A thread that is gone has logged why (see `finish`).
+        let _ = self.parts[i].send(part);
     }
-    let mut out = Vec::new();
-    for task in tasks {
-        match task.await {
-            Ok(rooms) => out.extend(rooms),
-            Err(e) => tracing::error!(error = %e, "a replay thread failed"),
+
+    /// Every room rebuilt, and the time the threads spent on them together.
+    async fn finish(self) -> (Vec<Restored>, Duration) {
+        drop(self.parts);
+        let (mut rooms, mut busy) = (Vec::new(), Duration::ZERO);
+        for thread in self.threads {
+            match thread.await {
+                Ok((r, b)) => {
+                    rooms.extend(r);
+                    busy += b;
+                }
+                Err(e) => tracing::error!(error = %e, "a replay thread failed"),
+            }
         }
+        (rooms, busy)
     }
-    out
+}
+
+/// Rebuilds the room of a stored game; one that does not replay — or panics
+/// doing so, on rows the store should never hold — is logged and left out.
+fn replay(game: StoredGame) -> Option<Restored> {
+    let id = game.id.clone();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Room::restore(game)))
+        .unwrap_or_else(|_| Err("its replay panicked".into()))
+        .inspect_err(|e| tracing::error!(game = %id, error = %e, "could not restore game"))
+        .ok()
 }
 
 /// A bot's search in flight. Dropping it (the room stops, or the job is

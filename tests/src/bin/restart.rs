@@ -11,7 +11,7 @@
 //! snapshots to see that they are at the stored ply. The server is then
 //! stopped with SIGTERM.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -430,7 +430,7 @@ fn random_commands_keep_versions_and_restore_exactly() {
         let back = restored.status(at);
         assert_eq!(
             Status {
-                clocks: live.clocks.clone(),
+                clocks: live.clocks,
                 ..back.clone()
             },
             live
