@@ -57,14 +57,6 @@ pub async fn upgrade(
     let ip = extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map(|c| c.0.ip());
-    // An address whose anonymous client was cut off for flooding is turned away
-    // before the upgrade: a flooder reconnecting in a loop costs one cheap 429.
-    if let Some(key) = crate::penalty::PenaltyBox::key(None, ip)
-        && let Some(wait) = s.penalties.waiting(&key, std::time::Instant::now())
-    {
-        s.metrics.refused.fetch_add(1, Ordering::Relaxed);
-        return Err(ApiError::new(ErrorCode::RateLimited, penalty_words(wait)));
-    }
     if !origin_allowed(&headers, &s.config.allowed_origins) {
         return Err(ApiError::new(
             ErrorCode::Forbidden,
@@ -108,6 +100,9 @@ pub async fn upgrade(
         })
         .into_response())
 }
+
+/// How long a client kept out for flooding waits for its refusal.
+const PENALTY_TARPIT: Duration = Duration::from_secs(1);
 
 /// What a client kept out for flooding is told.
 fn penalty_words(wait: Duration) -> String {
@@ -291,7 +286,7 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
     let (player, last_v) = match Box::pin(hello(&mut socket, &s)).await {
         Ok(h) => h,
         Err(r) => {
-            Box::pin(close(&mut socket, None, Some(r.error), r.close)).await;
+            Box::pin(close(&mut socket, None, Some(r.error), r.close, true)).await;
             return;
         }
     };
@@ -302,12 +297,22 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
         && let Some(wait) = s.penalties.waiting(key, std::time::Instant::now())
     {
         s.metrics.refused.fetch_add(1, Ordering::Relaxed);
-        let refusal = error(ErrorCode::RateLimited, penalty_words(wait));
+        // A tarpit: the answer waits (up to a second), unread, so a flooder
+        // reconnecting in a loop costs a handshake a second, not thousands.
+        tokio::select! {
+            _ = tokio::time::sleep(wait.min(PENALTY_TARPIT)) => {}
+            _ = s.shutdown.cancelled() => {}
+        }
+        let refusal = error(
+            ErrorCode::RateLimited,
+            penalty_words(wait.saturating_sub(PENALTY_TARPIT)),
+        );
         Box::pin(close(
             &mut socket,
             None,
             Some(refusal),
             (CLOSE_POLICY, PENALTY_CLOSE_REASON),
+            false,
         ))
         .await;
         return;
@@ -321,7 +326,7 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
         .is_err()
     {
         let _ = outbox.send(error(ErrorCode::Internal, "the game is not available; reconnect"));
-        Box::pin(close(&mut socket, Some(&inbox), None, End::Removed.close())).await;
+        Box::pin(close(&mut socket, Some(&inbox), None, End::Removed.close(), true)).await;
         return;
     }
 
@@ -487,7 +492,7 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
     Box::pin(room.disconnect(conn)).await;
     // A connection the room dropped for being slow gets no backlog.
     let backlog = (end != End::Removed || !outbox.is_kicked()).then_some(&inbox);
-    Box::pin(close(&mut socket, backlog, None, end.close())).await;
+    Box::pin(close(&mut socket, backlog, None, end.close(), true)).await;
 }
 
 /// Closes a connection: writes what is still queued (and `last`), the Close
@@ -496,12 +501,14 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
 /// arrives. Dropping the socket with unread data would make the kernel
 /// answer with a reset, and the client could lose the Close frame and its
 /// reason. Each half takes at most a second: a client that reads nothing
-/// does not hold the task.
+/// does not hold the task. Without `drain` (a client kept out for flooding,
+/// whose unread frames are not worth decoding) it ends after the Close.
 async fn close(
     socket: &mut WebSocket,
     queued: Option<&Inbox>,
     last: Option<Utf8Bytes>,
     (code, reason): (u16, &'static str),
+    drain: bool,
 ) {
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, async {
         while let Some(m) = queued.and_then(Inbox::try_recv) {
@@ -518,6 +525,9 @@ async fn close(
             .await
     })
     .await;
+    if !drain {
+        return;
+    }
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, async {
         while let Some(Ok(m)) = socket.recv().await {
             if matches!(m, Message::Close(_)) {

@@ -87,24 +87,32 @@ async fn an_anonymous_flooder_keeps_its_address_out_for_a_while() {
     let (code, reason) = f.close_frame().await.expect("a Close frame");
     assert_eq!((code, reason.as_str()), (1008, server::ws::FLOOD_CLOSE_REASON));
     let cut_at = Instant::now();
-    // Its address is turned away before the upgrade: HTTP 429 with a JSON error.
-    let url = format!("ws://{}/api/games/{}/ws", server.addr, t.game);
-    match tokio_tungstenite::connect_async(url.as_str()).await {
-        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => {
-            assert_eq!(resp.status().as_u16(), 429);
-            let body: serde_json::Value =
-                serde_json::from_slice(resp.body().as_deref().unwrap_or_default()).expect("a JSON error");
-            assert_eq!(body["code"], "rate_limited");
-            assert!(
-                body["message"].as_str().unwrap_or_default().contains("flooding"),
-                "{body}"
-            );
-        }
-        other => panic!("expected HTTP 429, got {:?}", other.map(|_| "a socket")),
-    }
-    // The players already connected play on; after the wait the address may watch again.
+    // Back from the same address without a session: refused after hello (after a tarpit of up to
+    // a second), before the room sees it.
+    let mut again = Client::connect_raw(server.addr, &t.game).await;
+    again
+        .send(&ClientMsg::Hello {
+            protocol: protocol::PROTOCOL_VERSION,
+            token: None,
+            v: None,
+        })
+        .await;
+    assert_eq!(again.error().await, ErrorCode::RateLimited);
+    let refused_after = cut_at.elapsed();
+    assert!(
+        refused_after >= Duration::from_millis(900),
+        "the refusal waits: {refused_after:?}"
+    );
+    assert!(again.errors[0].message.contains("flooding"), "{:?}", again.errors);
+    let (code, reason) = again.close_frame().await.expect("a Close frame");
+    assert_eq!((code, reason.as_str()), (1008, server::ws::PENALTY_CLOSE_REASON));
+    // People with sessions behind the same address are not kept out, and play on.
     let mut t = t;
+    let watcher = t.api.guest().await;
+    let w = Client::connect(server.addr, &t.game, Some(&watcher.token), None).await;
+    assert_eq!(w.side, None);
     t.play(&moves()[0], &mut []).await;
+    // After the wait, the address may watch anonymously again.
     tokio::time::sleep(Duration::from_secs(2).saturating_sub(cut_at.elapsed()) + Duration::from_millis(200)).await;
     let back = Client::connect(server.addr, &t.game, None, None).await;
     assert_eq!(back.side, None);
