@@ -7,17 +7,20 @@
 #
 # PG: the Postgres to use (default postgres://postgres@127.0.0.1:5499, a
 # cluster of its own so that the other users of the machine's Postgres do
-# not share its WAL fsyncs). PORT: the server's port (8181).
+# not share its WAL fsyncs). PORT: the server's port (8181). MSGS: messages per
+# second a connection may send (1000, so that zero-think players are not
+# limited; the product's default is 20 — set MSGS=20 for flooding runs).
 set -eu
 BIN=$1; LABEL=$2; shift 2
 PG=${PG:-postgres://postgres@127.0.0.1:5499}
 PORT=${PORT:-8181}
+MSGS=${MSGS:-1000}
 DIR=$(cd "$(dirname "$0")/../.." && pwd)
 DB=capacity_$(date +%s%N | tail -c 8)
 psql -q "$PG/postgres" -c "create database $DB" >/dev/null
 ulimit -n 20000
 RUST_LOG=warn DATABASE_URL="$PG/$DB" setsid nice -n -10 taskset -c 1 "$BIN" serve \
-    --listen 127.0.0.1:$PORT --messages-per-second 1000 >"/tmp/capacity-$LABEL.log" 2>&1 &
+    --listen 127.0.0.1:$PORT --messages-per-second $MSGS >"/tmp/capacity-$LABEL.log" 2>&1 &
 SP=$!
 for _ in $(seq 100); do curl -sf 127.0.0.1:$PORT/healthz >/dev/null && break; sleep 0.1; done
 echo "== $LABEL $(date -u +%T) load: $(cut -d' ' -f1-3 /proc/loadavg)"

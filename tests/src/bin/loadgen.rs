@@ -85,6 +85,8 @@ pub struct Options {
     /// Flooding connections: each watches a game of its own and sends
     /// messages as fast as it can, reconnecting whenever it is cut off.
     pub flooders: usize,
+    /// Messages per second each flooder sends (0: as fast as it can).
+    pub flood_rate: u32,
 }
 
 /// Counters shared by all games.
@@ -330,16 +332,17 @@ async fn run_games(opts: Options) -> Result<Report> {
     drop(lat_tx);
     let reasons = Arc::new(std::sync::Mutex::new(std::collections::BTreeSet::new()));
     for _ in 0..opts.flooders {
-        let (http, url, totals, stop, reasons) = (
+        let (http, url, totals, stop, reasons, rate) = (
             http.clone(),
             opts.url.clone(),
             totals.clone(),
             stop.clone(),
             reasons.clone(),
+            opts.flood_rate,
         );
         tasks.push(tokio::spawn(async move {
             while !stop.is_cancelled() {
-                if let Err(e) = flood(&http, &url, &totals, &stop, &reasons).await
+                if let Err(e) = flood(&http, &url, &totals, &stop, &reasons, rate).await
                     && !stop.is_cancelled()
                 {
                     eprintln!("loadgen: flooder: {e:#}");
@@ -415,6 +418,7 @@ async fn flood(
     totals: &Totals,
     stop: &tokio_util::sync::CancellationToken,
     reasons: &std::sync::Mutex<std::collections::BTreeSet<String>>,
+    rate: u32,
 ) -> Result<()> {
     let base = url.trim_end_matches('/');
     let s: Session = sanguo_tests::post(
@@ -471,7 +475,12 @@ async fn flood(
                 break;
             }
             totals.flood_sent.fetch_add(1, Ordering::Relaxed);
-            if n % 64 == 0 {
+            if rate > 0 {
+                // Paced: bursts of 10 messages, 10/rate seconds apart.
+                if n % 10 == 0 {
+                    tokio::time::sleep(Duration::from_secs_f64(10.0 / f64::from(rate))).await;
+                }
+            } else if n % 64 == 0 {
                 tokio::task::yield_now().await;
             }
         }
@@ -951,7 +960,7 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
 
 const USAGE: &str = "usage: loadgen --url URL [--mode games|relay|idle|rooms] [--games N] [--connections N]
                [--per-game N] [--seconds S] [--think-ms MS] [--seed N] [--server-pid PID]
-               [--relay-bytes N] [--flooders N] [--json]
+               [--relay-bytes N] [--flooders N] [--flood-rate N] [--json]
 
 games  (default) N concurrent games (3 WebSocket clients each) of random legal moves:
        moves/s, latency from sending a move to every seat receiving it
@@ -963,7 +972,9 @@ rooms  N live games (seats taken over HTTP) without sockets: server memory per g
 
 --flooders N (games mode) adds N connections that send messages as fast as they can
 (each watching a game of its own), to measure what flooding does to the other games;
-it reports how often they were cut off and the close reasons.
+it reports how often they were cut off and the close reasons. --flood-rate N paces each
+flooder to N messages/s (default 0: unpaced — then the flooders also saturate the load
+generator's own core, which shows up in the other games' measured latency).
 
 With --server-pid: the server's RSS before, loaded and at the end, and its CPU
 during the window (from /proc). --json prints one JSON object.";
@@ -982,6 +993,7 @@ fn parse_args() -> Result<Options> {
         relay_bytes: 1500,
         json: false,
         flooders: 0,
+        flood_rate: 0,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -1007,6 +1019,7 @@ fn parse_args() -> Result<Options> {
             "--relay-bytes" => opts.relay_bytes = val()?.parse()?,
             "--json" => opts.json = true,
             "--flooders" => opts.flooders = val()?.parse()?,
+            "--flood-rate" => opts.flood_rate = val()?.parse()?,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
