@@ -868,26 +868,7 @@ impl Store {
                     .await
                     .map_err(conflict)?;
             }
-            Op::Event(e) => {
-                sqlx::query(
-                    "INSERT INTO events (game_id, seq, v, v_last, side, action, at_ms, wall_ms, spent_ms, lag_ms, clocks, periods) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-                )
-                .bind(game)
-                .bind(e.seq as i64)
-                .bind(e.v as i64)
-                .bind(v as i64)
-                .bind(e.side.as_str())
-                .bind(e.action.as_str())
-                .bind(e.at_ms as i64)
-                .bind(e.wall_ms)
-                .bind(e.spent_ms.map(|x| x as i64))
-                .bind(e.lag_ms.map(|x| x as i64))
-                .bind(e.clocks.map(|c| join3(&c.0)))
-                .bind(e.clocks.map(|c| join3(&c.1)))
-                .execute(conn)
-                .await?;
-            }
+            Op::Event(e) => Self::insert_events(conn, &[(game, v, e)]).await?,
             Op::Chat {
                 v,
                 channel,

@@ -256,6 +256,17 @@ mod tests {
         assert_eq!(score_game(&annulled), None);
     }
 
+    /// A draw of three by agreement.
+    fn agreed_draw() -> GameResult {
+        GameResult {
+            ending: Ending::Draw {
+                reason: DrawReason::Agreement,
+            },
+            outcomes: [Some(Outcome::Draw); 3],
+            eliminations: vec![],
+        }
+    }
+
     #[test]
     fn totals_and_places_by_hand() {
         // Players 0..4. Game A: 0 W, 1 B, 2 Y — B out first, W second, Y wins.
@@ -267,13 +278,7 @@ mod tests {
             },
             Played {
                 seats: [Some(3), Some(0), Some(1)],
-                result: Some(GameResult {
-                    ending: Ending::Draw {
-                        reason: DrawReason::Agreement,
-                    },
-                    outcomes: [Some(Outcome::Draw); 3],
-                    eliminations: vec![],
-                }),
+                result: Some(agreed_draw()),
             },
             Played {
                 seats: [Some(0), Some(1), Some(2)],
@@ -313,13 +318,7 @@ mod tests {
             },
             Played {
                 seats: [Some(0), Some(1), Some(2)],
-                result: Some(GameResult {
-                    ending: Ending::Draw {
-                        reason: DrawReason::Agreement,
-                    },
-                    outcomes: [Some(Outcome::Draw); 3],
-                    eliminations: vec![],
-                }),
+                result: Some(agreed_draw()),
             },
             Played {
                 seats: [None, None, Some(3)],
