@@ -457,6 +457,22 @@ impl Client {
         }
     }
 
+    /// Reads until it is `side`'s turn (true) or `side` cannot move any more:
+    /// out of the game, or the game over (false).
+    pub async fn until_turn(&mut self, side: Side) -> bool {
+        loop {
+            if let Some(st) = &self.status {
+                if !st.live.contains(&side) || st.legal_moves.is_empty() {
+                    return false;
+                }
+                if st.turn == side {
+                    return true;
+                }
+            }
+            self.next().await;
+        }
+    }
+
     /// Reads until an error arrives; returns its code.
     pub async fn error(&mut self) -> ErrorCode {
         loop {
@@ -697,4 +713,14 @@ impl Drop for OwnPostgres {
         let _ = c.output();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The move a person at `status.turn` plays: a level-1 search of the
+/// position sent (fast, and it keeps its king).
+pub fn persons_move(status: &protocol::Status, seed: u64) -> String {
+    let pos = engine::parse_position(&status.position).expect("the server's position text parses");
+    let game = engine::Game::from_position(pos, engine::Limits::default());
+    bot::choose_move(&game, bot::Level::One, seed)
+        .expect("a move at a live turn")
+        .to_string()
 }

@@ -1,14 +1,12 @@
 //! Bots in seats, over real sockets: a real server, a fresh Postgres
 //! database per test, people played by tokio-tungstenite clients.
 
-use bot::Level;
 use engine::Game;
-use engine::game::Limits;
 use protocol::{
     ClientMsg, CreateGame, EliminationReason, Ending, ErrorCode, GameEvent, GameSummary, Outcome, Phase, ServerMsg,
-    Side, Status, TimeControl,
+    Side, TimeControl,
 };
-use sanguo_tests::harness::{Api, Client, TestDb, TestServer};
+use sanguo_tests::harness::{Api, Client, TestDb, TestServer, persons_move};
 
 async fn pg_server() -> (TestDb, TestServer) {
     let db = TestDb::create().await;
@@ -20,37 +18,11 @@ fn bots(seats: &[(Side, u8)]) -> Option<std::collections::BTreeMap<Side, u8>> {
     Some(seats.iter().copied().collect())
 }
 
-/// The move a person at `status.turn` plays: a level-1 search of the
-/// position sent (fast, and it keeps its king).
-fn persons_move(status: &Status, seed: u64) -> String {
-    let pos = engine::parse_position(&status.position).expect("the server's position text parses");
-    let game = Game::from_position(pos, Limits::default());
-    bot::choose_move(&game, Level::One, seed)
-        .expect("a move at a live turn")
-        .to_string()
-}
-
-/// Reads until it is `side`'s turn (true) or `side` cannot move any more:
-/// out of the game, or the game over (false).
-async fn until_turn(c: &mut Client, side: Side) -> bool {
-    loop {
-        if let Some(st) = &c.status {
-            if !st.live.contains(&side) || st.legal_moves.is_empty() {
-                return false;
-            }
-            if st.turn == side {
-                return true;
-            }
-        }
-        c.next().await;
-    }
-}
-
 /// `side` (a person on `c`) plays `n` moves, each as soon as its turn comes;
 /// false if it left the game (or the game ended) first.
 async fn person_plays(c: &mut Client, side: Side, n: usize) -> bool {
     for i in 0..n {
-        if !until_turn(c, side).await {
+        if !c.until_turn(side).await {
             return false;
         }
         let st = c.status.clone().unwrap();
@@ -259,7 +231,7 @@ async fn a_bot_will_not_help_two_people_gang_up_on_it() {
         }
     }
     // W's 16th turn: 15 rounds are complete.
-    assert!(until_turn(&mut w, Side::W).await);
+    assert!(w.until_turn(Side::W).await);
     assert_eq!(w.status.as_ref().unwrap().round, 15);
     assert_eq!(w.status.as_ref().unwrap().live.len(), 3, "phase 3");
     w.send(&ClientMsg::OfferDraw).await;
@@ -300,7 +272,7 @@ async fn bots_decline_a_draw_offer_in_phase_three_and_play_on() {
     api.join(&me.token, &created.id, None).await.unwrap();
     let mut w = Client::connect(server.addr, &created.id, Some(&me.token), None).await;
     assert!(person_plays(&mut w, Side::W, 15).await, "W is still in after 15 rounds");
-    assert!(until_turn(&mut w, Side::W).await);
+    assert!(w.until_turn(Side::W).await);
     w.send(&ClientMsg::OfferDraw).await;
     w.until(|e| matches!(e, GameEvent::DrawOffered { by: Side::W, .. }))
         .await;
@@ -353,7 +325,7 @@ async fn a_bot_seat_survives_a_server_crash() {
     assert_eq!(b.side, Some(Side::B));
     // The restored bots move on their own, and answer the person's moves.
     assert!(person_plays(&mut b, Side::B, 3).await);
-    assert!(until_turn(&mut b, Side::B).await);
+    assert!(b.until_turn(Side::B).await);
     let after = b.status.as_ref().unwrap().ply;
     assert!(
         after >= before + 8,

@@ -12,16 +12,11 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use engine::Game;
-use engine::game::Limits;
-
 use protocol::tournament::{
     ArbiterAction, ArbiterEntry, ArbiterOutcome, Board, Round, Standings, Tournament, TournamentStatus,
 };
-use protocol::{
-    ClientMsg, Ending, ErrorCode, GameEvent, GameRecord, GameResult, Outcome, Phase, Session, Side, Status,
-};
-use sanguo_tests::harness::{Api, ApiFailure, Client, TestDb, TestServer};
+use protocol::{ClientMsg, Ending, ErrorCode, GameEvent, GameRecord, GameResult, Outcome, Phase, Session, Side};
+use sanguo_tests::harness::{Api, ApiFailure, Client, TestDb, TestServer, persons_move};
 use serde_json::json;
 
 /// An organizer, its players and a tournament.
@@ -791,34 +786,9 @@ async fn a_no_show_loses_by_abandonment() {
     server.stop().await;
 }
 
-/// The move a person at `status.turn` plays: a level-1 search of the
-/// position sent (fast, and it keeps its king).
-fn persons_move(status: &Status, seed: u64) -> String {
-    let pos = engine::parse_position(&status.position).expect("the server's position text parses");
-    let game = Game::from_position(pos, Limits::default());
-    bot::choose_move(&game, bot::Level::One, seed)
-        .expect("a move at a live turn")
-        .to_string()
-}
-
-/// Reads until it is `side`'s turn; false if `side` cannot move any more.
-async fn until_turn(c: &mut Client, side: Side) -> bool {
-    loop {
-        if let Some(st) = &c.status {
-            if !st.live.contains(&side) || st.legal_moves.is_empty() {
-                return false;
-            }
-            if st.turn == side {
-                return true;
-            }
-        }
-        c.next().await;
-    }
-}
-
 /// The person on `c` (at `side`) plays one move as soon as its turn comes.
 async fn play_one(c: &mut Client, side: Side) {
-    assert!(until_turn(c, side).await, "{side} can still move");
+    assert!(c.until_turn(side).await, "{side} can still move");
     let st = c.status.clone().expect("a status");
     c.send(&ClientMsg::Move {
         ply: st.ply,
@@ -905,7 +875,7 @@ async fn byes_filled_by_bots_in_a_four_player_swiss() {
     let mut c = Client::connect(server.addr, &bt.game, Some(e.token_of(&people[3])), None).await;
     assert_eq!(c.side, Some(Side::W));
     play_one(&mut c, Side::W).await;
-    assert!(until_turn(&mut c, Side::W).await);
+    assert!(c.until_turn(Side::W).await);
     assert_eq!(c.status.as_ref().map(|s| s.ply), Some(3));
     play_one(&mut c, Side::W).await;
     // Seed 1 (W) leaves first, seed 2 second; seed 3 wins. The person beats the bots.
@@ -998,7 +968,7 @@ async fn byes_filled_by_bots_in_a_four_player_swiss() {
     let mut c = Client::connect(server.addr, &game, Some(e.token_of(&people[0])), None).await;
     assert_eq!(c.side, Some(Side::B));
     play_one(&mut c, Side::B).await;
-    assert!(until_turn(&mut c, Side::B).await, "Y and W moved after the restart");
+    assert!(c.until_turn(Side::B).await, "Y and W moved after the restart");
     let ply = c.status.as_ref().map_or(0, |s| s.ply);
     assert_eq!(ply, 4);
 
