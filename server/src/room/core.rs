@@ -685,6 +685,22 @@ impl Room {
 
     /// A player acts for its seat. `lag_ms`: the connection's measured one-way lag.
     pub fn act(&mut self, side: Side, act: Act, lag_ms: u64, now: u64, wall_ms: i64) -> Result<Step, ErrorBody> {
+        // A move resent after a reconnect that was already played is answered as such
+        // whatever happened since (the side mated, the game over, the clocks paused):
+        // the client learns that its move counted.
+        if let Act::Move { ply, mv } = &act
+            && let Some((s, m)) = self.moves.get(*ply as usize)
+            && *s == side
+            && m == mv
+        {
+            return Err(err(
+                ErrorCode::DuplicateMove,
+                format!(
+                    "{mv} was already played at ply {ply}; the game is at ply {}",
+                    self.game.plies()
+                ),
+            ));
+        }
         match self.phase {
             Phase::Open => return Err(err(ErrorCode::NotStarted, "the game has not started")),
             Phase::Finished => return Err(err(ErrorCode::GameOver, "the game is over")),

@@ -646,3 +646,41 @@ fn an_arbiter_adjudicates_or_aborts_and_the_verdict_is_restored() {
     assert_eq!(other.result().unwrap().ending, Ending::Annulled);
     assert_eq!(other.result().unwrap().outcomes, [None; 3]);
 }
+
+#[test]
+fn a_resent_move_of_a_side_out_of_the_game_is_a_duplicate() {
+    let (mut room, _) = live_room(TimeControl::default());
+    let mut played = Vec::new();
+    for t in 1..=10 {
+        let turn = room.game.position().turn();
+        let mv = first_legal(&room);
+        play(&mut room, t * 1_000, 0);
+        played.push((Side::from(turn), mv));
+    }
+    // B resigns before the 15th round twice: a warning, then B loses and is out; the game goes on.
+    room.act(Side::B, Act::Resign, 0, 10_500, 0).unwrap();
+    room.act(Side::B, Act::Resign, 0, 10_600, 0).unwrap();
+    assert_eq!(room.phase, Phase::Live);
+    assert!(!room.game.position().live().contains(engine::Side::B));
+    let v = room.v();
+    // B's client reconnects after a crash and resends its last move: it counted.
+    let (side, mv) = played[7].clone();
+    assert_eq!(side, Side::B);
+    let e = room.act(Side::B, Act::Move { ply: 7, mv }, 0, 11_000, 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::DuplicateMove);
+    // Anything else from B is refused as out of the game.
+    let e = room
+        .act(
+            Side::B,
+            Act::Move {
+                ply: 11,
+                mv: played[7].1.clone(),
+            },
+            0,
+            11_000,
+            0,
+        )
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotLive);
+    assert_eq!(room.v(), v, "refusals change nothing");
+}
