@@ -101,7 +101,6 @@ struct Totals {
     moved_bytes: AtomicU64,
     flood_sent: AtomicU64,
     flood_cutoffs: AtomicU64,
-    flood_refused: AtomicU64,
 }
 
 /// The measured numbers.
@@ -135,9 +134,8 @@ pub struct Report {
     pub server_cpu_s: Option<f64>,
     /// The load generator's own CPU seconds during the window.
     pub loadgen_cpu_s: Option<f64>,
-    /// Flooders: messages sent, times cut off (with the close reasons seen)
-    /// and reconnections refused before the upgrade (HTTP 429).
-    pub flood: Option<(u64, u64, Vec<String>, u64)>,
+    /// Flooders: messages sent and times cut off (with the close reasons seen).
+    pub flood: Option<(u64, u64, Vec<String>)>,
 }
 
 impl Report {
@@ -177,7 +175,7 @@ impl Report {
             "kib_per_unit": self.kib_per_unit(),
             "server_cpu_pct": self.server_cpu_s.map(|c| 100.0 * c / self.secs()),
             "loadgen_cpu_pct": self.loadgen_cpu_s.map(|c| 100.0 * c / self.secs()),
-            "flood": self.flood.as_ref().map(|(sent, cut, reasons, refused)| serde_json::json!({"sent": sent, "cutoffs": cut, "reasons": reasons, "refused_429": refused})),
+            "flood": self.flood.as_ref().map(|(sent, cut, reasons)| serde_json::json!({"sent": sent, "cutoffs": cut, "reasons": reasons})),
             "uptime": std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim(),
         })
     }
@@ -223,10 +221,9 @@ impl std::fmt::Display for Report {
         if let Some(cpu) = self.loadgen_cpu_s {
             writeln!(f, "loadgen_cpu_pct  {:.0}", 100.0 * cpu / secs)?;
         }
-        if let Some((sent, cut, reasons, refused)) = &self.flood {
+        if let Some((sent, cut, reasons)) = &self.flood {
             writeln!(f, "flood_sent       {sent}")?;
             writeln!(f, "flood_cutoffs    {cut} ({})", reasons.join("; "))?;
-            writeln!(f, "flood_refused    {refused} (HTTP 429 before the upgrade)")?;
         }
         Ok(())
     }
@@ -401,7 +398,6 @@ async fn run_games(opts: Options) -> Result<Report> {
             totals.flood_sent.load(Ordering::Relaxed),
             totals.flood_cutoffs.load(Ordering::Relaxed),
             reasons.lock().unwrap().iter().cloned().collect(),
-            totals.flood_refused.load(Ordering::Relaxed),
         )
     });
     let n = totals.moved_msgs.load(Ordering::Relaxed);
@@ -439,16 +435,9 @@ async fn flood(
     .await?;
     let ws_url = format!("{}/api/games/{}/ws", base.replacen("http", "ws", 1), snap.id);
     while !stop.is_cancelled() {
-        let ws = match tokio_tungstenite::connect_async(ws_url.as_str()).await {
-            Ok((ws, _)) => ws,
-            // Kept out for flooding: wait a little, as a client that reads its errors would.
-            Err(tokio_tungstenite::tungstenite::Error::Http(resp)) if resp.status().as_u16() == 429 => {
-                totals.flood_refused.fetch_add(1, Ordering::Relaxed);
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                continue;
-            }
-            Err(e) => return Err(e).context("connect"),
-        };
+        let (ws, _) = tokio_tungstenite::connect_async(ws_url.as_str())
+            .await
+            .context("connect")?;
         let (mut w, mut r) = ws.split();
         let hello = ClientMsg::Hello {
             protocol: PROTOCOL_VERSION,
