@@ -80,3 +80,20 @@ pub async fn post<T: serde::de::DeserializeOwned>(
     }
     Ok(resp.json().await?)
 }
+
+/// Settings of a private game with an hour on every clock and no increment, whose players may
+/// stay away `grace_ms`: games seeded straight into a store (restore tests, the `restart` tool).
+pub fn hour_game_settings(grace_ms: u64) -> protocol::GameSettings {
+    protocol::GameSettings {
+        time_control: protocol::TimeControl {
+            base_ms: 3_600_000,
+            increment_ms: 0,
+            per_move_ms: None,
+            byoyomi: None,
+        },
+        direction: Default::default(),
+        public: false,
+        players_chat: true,
+        grace_ms,
+    }
+}

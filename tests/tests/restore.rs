@@ -5,25 +5,14 @@
 //! server holds exactly those rooms with their `restored` versions stored.
 
 use protocol::tournament::ArbiterAction;
-use protocol::{Channel, GameSettings, Phase, Side, Status, TimeControl};
+use protocol::{Channel, GameSettings, Phase, Side, Status};
 use sanguo_tests::harness::{TestDb, TestServer};
 use server::metrics::Metrics;
 use server::room::core::{Act, Room, Step};
 use server::store::{Op, Player, Store};
 
 fn settings() -> GameSettings {
-    GameSettings {
-        time_control: TimeControl {
-            base_ms: 3_600_000,
-            increment_ms: 0,
-            per_move_ms: None,
-            byoyomi: None,
-        },
-        direction: Default::default(),
-        public: false,
-        players_chat: true,
-        grace_ms: 3_600_000,
-    }
+    sanguo_tests::hour_game_settings(3_600_000)
 }
 
 /// Builds games through the room code and commits their writes as the

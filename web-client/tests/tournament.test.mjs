@@ -23,29 +23,41 @@ after(async () => {
   if (server) await server.stop();
 });
 
-test('organizer, players and a spectator run a tournament from the pages', async () => {
+/** A new guest opens the invitation link, registers and checks in; returns its page. */
+async function registerAndCheckIn(link) {
+  const { page } = await newPage(browser, {}, errors);
+  await page.goto(link);
+  await page.click('#register');
+  await page.click('#check-in');
+  const me = await page.evaluate(() => JSON.parse(localStorage.getItem('sanguo.session')).player);
+  await page.waitForFunction((id) => (document.querySelector(`#t-players [data-player="${id}"]`) || {}).textContent?.includes('✓'), me);
+  return page;
+}
+
+/** An organizer signs up and creates a one-round Swiss event from the form; returns its page and the invitation link. */
+async function createTournament(user, name, byes = 'points') {
   const { page: org } = await newPage(browser, {}, errors);
   await org.goto(`${server.url}/#/t`);
-  await org.fill('#acct-user', `org_${Date.now() % 100000}`);
+  await org.fill('#acct-user', `${user}_${Date.now() % 100000}`);
   await org.fill('#acct-pass', 'a long enough password');
   await org.click('#sign-up');
   await org.waitForSelector('#tournament-form');
-  await org.fill('#tn-name', 'Browser cup');
+  await org.fill('#tn-name', name);
   await org.fill('#tn-rounds', '1');
+  await org.selectOption('#tn-byes', byes);
   await org.click('#tn-create');
   await org.waitForSelector('#t-organizer:not([hidden]) #invite-link');
-  const link = await org.textContent('#invite-link');
+  return { org, link: await org.textContent('#invite-link') };
+}
+
+test('organizer, players and a spectator run a tournament from the pages', async () => {
+  const { org, link } = await createTournament('org', 'Browser cup');
   assert.match(link, /#\/t\/[0-9a-f]+\?code=[A-Z0-9]{8}$/);
   const id = link.split('#/t/')[1].split('?')[0];
 
   const players = [];
   for (let i = 0; i < 3; i++) {
-    const { page } = await newPage(browser, {}, errors);
-    await page.goto(link);
-    await page.click('#register');
-    await page.click('#check-in');
-    const me = await page.evaluate(() => JSON.parse(localStorage.getItem('sanguo.session')).player);
-    await page.waitForFunction((id) => (document.querySelector(`#t-players [data-player="${id}"]`) || {}).textContent?.includes('✓'), me);
+    const page = await registerAndCheckIn(link);
     players.push(page);
   }
   // Every player registered and checked in, in order.
@@ -97,30 +109,14 @@ test('organizer, players and a spectator run a tournament from the pages', async
 });
 
 test('an organizer fills byes with bots: the player left over plays two bots', async () => {
-  const { page: org } = await newPage(browser, {}, errors);
-  await org.goto(`${server.url}/#/t`);
-  await org.fill('#acct-user', `orgb_${Date.now() % 100000}`);
-  await org.fill('#acct-pass', 'a long enough password');
-  await org.click('#sign-up');
-  await org.waitForSelector('#tournament-form');
-  await org.fill('#tn-name', 'Bot cup');
-  await org.fill('#tn-rounds', '1');
-  await org.selectOption('#tn-byes', '2');
-  await org.click('#tn-create');
-  await org.waitForSelector('#t-organizer:not([hidden]) #invite-link');
-  const link = await org.textContent('#invite-link');
+  const { org, link } = await createTournament('orgb', 'Bot cup', '2');
   const id = link.split('#/t/')[1].split('?')[0];
   const t = await (await fetch(`${server.url}/api/tournaments/${id}`)).json();
   assert.deepEqual(t.settings.byes, { kind: 'bot', level: 2 });
 
   // Four players: one table of three, and one player left over.
   for (let i = 0; i < 4; i++) {
-    const { page } = await newPage(browser, {}, errors);
-    await page.goto(link);
-    await page.click('#register');
-    await page.click('#check-in');
-    const me = await page.evaluate(() => JSON.parse(localStorage.getItem('sanguo.session')).player);
-    await page.waitForFunction((id) => (document.querySelector(`#t-players [data-player="${id}"]`) || {}).textContent?.includes('✓'), me);
+    const page = await registerAndCheckIn(link);
     await page.close();
   }
   await org.waitForFunction(() => document.querySelector('#t-players').textContent.split('✓').length === 5);

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
-use protocol::{GameSettings, Phase, Side, Snapshot, TimeControl};
+use protocol::{GameSettings, Phase, Side, Snapshot};
 use server::metrics::Metrics;
 use server::room::core::{Act, Room};
 use server::store::{Player, Store, wall_ms};
@@ -25,18 +25,7 @@ const USAGE: &str = "usage: restart seed --database-url URL [--games N] [--plies
        restart time --database-url URL --server PATH [--listen ADDR] [--json]";
 
 fn settings() -> GameSettings {
-    GameSettings {
-        time_control: TimeControl {
-            base_ms: 3_600_000,
-            increment_ms: 0,
-            per_move_ms: None,
-            byoyomi: None,
-        },
-        direction: Default::default(),
-        public: false,
-        players_chat: true,
-        grace_ms: 86_400_000,
-    }
+    sanguo_tests::hour_game_settings(86_400_000)
 }
 
 /// Writes one live game of `plies` random legal moves through the store.
