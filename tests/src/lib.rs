@@ -81,6 +81,22 @@ pub async fn post<T: serde::de::DeserializeOwned>(
     Ok(resp.json().await?)
 }
 
+/// A new guest session (`POST /api/sessions` on the server at `base`). Shared by the tools.
+pub async fn guest(
+    http: &reqwest::Client,
+    base: &str,
+    timeout: std::time::Duration,
+) -> anyhow::Result<protocol::Session> {
+    post(
+        http,
+        &format!("{base}/api/sessions"),
+        None,
+        &serde_json::json!({}),
+        timeout,
+    )
+    .await
+}
+
 /// Settings of a private game with an hour on every clock and no increment, whose players may
 /// stay away `grace_ms`: games seeded straight into a store (restore tests, the `restart` tool).
 pub fn hour_game_settings(grace_ms: u64) -> protocol::GameSettings {

@@ -33,8 +33,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result, anyhow, bail};
 use futures_util::{SinkExt, StreamExt};
 use protocol::{
-    ClientMsg, CreateGame, ErrorCode, GameEvent, GameRecord, JoinGame, PROTOCOL_VERSION, Phase, ServerMsg, Session,
-    Side, TimeControl,
+    ClientMsg, CreateGame, ErrorCode, GameEvent, GameRecord, JoinGame, PROTOCOL_VERSION, Phase, ServerMsg, Side,
+    TimeControl,
 };
 use sqlx::{Connection, Executor, PgConnection};
 use tokio_tungstenite::tungstenite::Message;
@@ -227,14 +227,7 @@ async fn wait_healthy(http: &reqwest::Client, base: &str, proc_: &mut ServerProc
 async fn new_game(http: &reqwest::Client, base: &str) -> Result<(String, [String; 3])> {
     let mut tokens = Vec::new();
     for _ in 0..3 {
-        let s: Session = sanguo_tests::post(
-            http,
-            &format!("{base}/api/sessions"),
-            None,
-            &serde_json::json!({}),
-            Duration::from_secs(10),
-        )
-        .await?;
+        let s = sanguo_tests::guest(http, base, Duration::from_secs(10)).await?;
         tokens.push(s.token);
     }
     let create = CreateGame {

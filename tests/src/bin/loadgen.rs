@@ -417,14 +417,7 @@ async fn flood(
     rate: u32,
 ) -> Result<()> {
     let base = url.trim_end_matches('/');
-    let s: Session = sanguo_tests::post(
-        http,
-        &format!("{base}/api/sessions"),
-        None,
-        &serde_json::json!({}),
-        POST_TIMEOUT,
-    )
-    .await?;
+    let s = sanguo_tests::guest(http, base, POST_TIMEOUT).await?;
     let snap: Snapshot = sanguo_tests::post(
         http,
         &format!("{base}/api/games"),
@@ -516,14 +509,7 @@ async fn new_game(
 ) -> Result<(String, Vec<Session>)> {
     let mut sessions = Vec::new();
     for _ in 0..if seat { 3 } else { 1 } {
-        let s: Session = sanguo_tests::post(
-            http,
-            &format!("{base}/api/sessions"),
-            None,
-            &serde_json::json!({}),
-            POST_TIMEOUT,
-        )
-        .await?;
+        let s = sanguo_tests::guest(http, base, POST_TIMEOUT).await?;
         sessions.push(s);
     }
     let create = CreateGame {

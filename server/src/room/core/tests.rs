@@ -399,23 +399,7 @@ fn random_commands_keep_versions_and_restore_exactly() {
             }
             assert_eq!(room.v(), v);
         }
-        let stored = StoredGame {
-            arbiter: Vec::new(),
-            result: None,
-            id: "g".into(),
-            phase: room.phase,
-            settings: room.settings.clone(),
-            initial_position: format_position(room.game().initial_position()),
-            seats: Side::ALL.map(|s| Some(player(s.index()))),
-            events: ops
-                .iter()
-                .filter_map(|o| match o {
-                    Op::Event(e) => Some(e.clone()),
-                    _ => None,
-                })
-                .collect(),
-            v: room.v(),
-        };
+        let stored = stored_from(&room, &ops, room.phase, None);
         let (restored, step, at) = Room::restore(stored).unwrap();
         // The engine's game in full: position, record and every §6 counter
         // (the restore replays the stored moves without testing them again).
