@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use engine::{Direction, Position, format_position, parse_move, parse_position, perft, perft_divide};
+use engine::{Variant, VariantPosition};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -28,28 +28,29 @@ enum Command {
     Serve(ServeArgs),
     /// Print the legal moves, one per line, in canonical order.
     Moves {
-        /// Position text (RULES §7); the initial position if omitted.
-        #[arg(long)]
-        position: Option<String>,
+        #[command(flatten)]
+        game: GameArgs,
     },
     /// Play moves and print the resulting position text.
     Play {
-        /// Position text (RULES §7); the initial position if omitted.
-        #[arg(long)]
-        position: Option<String>,
-        /// Moves such as W72-W54.
+        #[command(flatten)]
+        game: GameArgs,
+        /// Moves such as W72-W54 (the variant's action text).
         moves: Vec<String>,
     },
     /// Count move sequences of length DEPTH; the total is the last line.
     Perft {
-        /// Position text (RULES §7); the initial position if omitted.
-        #[arg(long)]
-        position: Option<String>,
+        #[command(flatten)]
+        game: GameArgs,
         /// Depth in plies.
         depth: u32,
         /// Also print the count below each root move (`MOVE: COUNT`).
         #[arg(long)]
         divide: bool,
+        /// chance-perft on the viewer form of the position (variants with
+        /// hidden pieces: a flip branches over every identity it may reveal).
+        #[arg(long)]
+        chance: bool,
     },
     /// Write the board tables (points.tsv, lines.txt, cells.txt, diagonals.txt,
     /// tian.txt, ri.txt) in the formats of shared/board/.
@@ -57,6 +58,27 @@ enum Command {
         /// Directory to write into (created if missing).
         dir: PathBuf,
     },
+}
+
+/// The game the engine commands work on.
+#[derive(clap::Args, Debug)]
+struct GameArgs {
+    /// The game system: sanguo (三国象棋), or another variant's key.
+    #[arg(long, default_value = "sanguo")]
+    variant: Variant,
+    /// Position text of the variant (RULES §7 for sanguo; the full form where
+    /// pieces are hidden); the variant's initial position if omitted.
+    #[arg(long)]
+    position: Option<String>,
+}
+
+impl GameArgs {
+    fn position(&self) -> Result<VariantPosition> {
+        match &self.position {
+            None => Ok(self.variant.default_position()),
+            Some(t) => VariantPosition::from_text(self.variant, t).map_err(|e| anyhow::anyhow!("--position: {e}")),
+        }
+    }
 }
 
 /// `sanguo serve` options; each has an environment fallback.
@@ -155,44 +177,41 @@ async fn shutdown_signal() {
     tracing::info!("shutdown requested");
 }
 
-fn position(text: Option<&str>) -> Result<Position> {
-    match text {
-        None => Ok(Position::initial(Direction::Ccw)),
-        Some(t) => parse_position(t).map_err(|e| anyhow::anyhow!("--position: {e}")),
-    }
-}
-
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Serve(args) => serve(args)?,
-        Command::Moves { position: p } => {
-            let pos = position(p.as_deref())?;
+        Command::Moves { game } => {
+            let pos = game.position()?;
             let mut out = String::new();
-            for m in pos.legal_moves() {
-                out.push_str(&m.to_string());
+            for m in pos.legal_move_texts() {
+                out.push_str(&m);
                 out.push('\n');
             }
             print!("{out}");
         }
-        Command::Play { position: p, moves } => {
-            let mut pos = position(p.as_deref())?;
-            // A side to move without a legal move is mated at the start of its turn (RULES §5).
-            pos.resolve_turn();
+        Command::Play { game, moves } => {
+            let mut pos = game.position()?;
+            pos.settle();
             for (i, text) in moves.iter().enumerate() {
-                let m = parse_move(text).map_err(|e| anyhow::anyhow!("move {} '{text}': {e}", i + 1))?;
-                pos.play(m)
+                pos.play_text(text)
                     .map_err(|e| anyhow::anyhow!("move {} '{text}': {e}", i + 1))?;
             }
-            println!("{}", format_position(&pos));
+            println!("{}", pos.to_text());
         }
         Command::Perft {
-            position: p,
+            game,
             depth,
             divide,
+            chance,
         } => {
-            let pos = position(p.as_deref())?;
-            if divide {
-                let rows = perft_divide(&pos, depth);
+            let pos = game.position()?;
+            if chance {
+                let n = pos
+                    .chance_perft(depth)
+                    .ok_or_else(|| anyhow::anyhow!("--chance: {} has no hidden pieces", pos.variant()))?;
+                println!("{n}");
+            } else if divide {
+                let rows = pos.perft_divide(depth);
                 let mut total = 0;
                 for (m, n) in &rows {
                     println!("{m}: {n}");
@@ -200,7 +219,7 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 println!("{}", if depth == 0 { 1 } else { total });
             } else {
-                println!("{}", perft(&pos, depth));
+                println!("{}", pos.perft(depth));
             }
         }
         Command::Tables { dir } => {
