@@ -13,8 +13,11 @@ use std::str::FromStr;
 
 use crate::side::Direction;
 
-/// A game system.
+/// A game system. With the `serde` feature it is written as its key
+/// (`"sanguo"`, …), the name used in APIs and storage.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Variant {
     /// 三国象棋: the 184-point board of RULES.md.
     #[default]

@@ -103,6 +103,10 @@ pub fn sides(s: engine::Sides) -> Vec<Side> {
     s.iter().map(Side::from).collect()
 }
 
+/// A game system, on the wire by its key: `"sanguo"` (三国象棋, the default;
+/// settings without the field are sanguo games), and the variants added since.
+pub use engine::Variant;
+
 /// The direction of play: `"ccw"` (W → B → Y, the default) or `"cw"`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -596,6 +600,9 @@ pub struct SeatInfo {
 /// A game's settings, fixed at creation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameSettings {
+    /// The game system (absent in games stored before variants: `sanguo`).
+    #[serde(default)]
+    pub variant: Variant,
     /// The clock.
     pub time_control: TimeControl,
     /// The direction of play.
@@ -960,6 +967,8 @@ pub enum ErrorCode {
     Paused,
     /// The tournament is not in a state that allows this.
     TournamentState,
+    /// The game system is known but not playable on this server yet.
+    VariantUnavailable,
 }
 
 impl ErrorCode {
@@ -1013,6 +1022,9 @@ pub struct Session {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
+    /// The game system. Default: `sanguo`.
+    #[serde(default)]
+    pub variant: Option<Variant>,
     /// Default: 10 min + 5 s.
     #[serde(default)]
     pub time_control: Option<TimeControl>,
@@ -1065,6 +1077,17 @@ pub struct Joined {
     pub game: String,
     /// The seat taken.
     pub side: Side,
+}
+
+/// A game system the server knows (`GET /api/variants`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VariantInfo {
+    /// The key used in settings and filters, e.g. `sanguo`.
+    pub key: Variant,
+    /// Its Chinese name, e.g. `三国象棋`.
+    pub title: String,
+    /// Whether games of it can be created on this server now.
+    pub playable: bool,
 }
 
 /// A line of the lobby (`GET /api/games`).

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Direction, GameResult, Outcome, Side, TimeControl};
+use crate::{Direction, GameResult, Outcome, Side, TimeControl, Variant};
 
 /// How tables are formed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +64,9 @@ pub enum ByeFill {
 pub struct CreateTournament {
     /// 1 to 80 characters.
     pub name: String,
+    /// The game system of every game. Default: `sanguo`.
+    #[serde(default)]
+    pub variant: Option<Variant>,
     /// The clock of every game (default 10 min + 5 s).
     #[serde(default)]
     pub time_control: Option<TimeControl>,
@@ -101,6 +104,9 @@ pub struct CreateTournament {
 pub struct TournamentSettings {
     /// The name.
     pub name: String,
+    /// The game system of every game (absent in events stored before variants: `sanguo`).
+    #[serde(default)]
+    pub variant: Variant,
     /// The clock of every game.
     pub time_control: TimeControl,
     /// The direction of play.

@@ -33,6 +33,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/accounts", post(create_account))
         .route("/api/login", post(login))
         .route("/api/me", get(me))
+        .route("/api/variants", get(variants))
         .route("/api/games", post(create_game).get(list_games))
         .route("/api/games/{id}", get(game_state))
         .route("/api/games/{id}/join", post(join_game))
@@ -92,6 +93,20 @@ impl FromRequestParts<AppState> for Authed {
             )),
         }
     }
+}
+
+/// The game systems, in the order a client offers them.
+async fn variants() -> Json<Vec<protocol::VariantInfo>> {
+    Json(
+        protocol::Variant::ALL
+            .into_iter()
+            .map(|v| protocol::VariantInfo {
+                key: v,
+                title: v.title().to_owned(),
+                playable: crate::room::check_playable(v).is_ok(),
+            })
+            .collect(),
+    )
 }
 
 async fn healthz(State(s): State<AppState>) -> impl IntoResponse {
@@ -280,7 +295,10 @@ async fn create_game(
         .into_iter()
         .map(|(side, n)| Ok((side, bot_level(n)?)))
         .collect::<Result<Vec<_>, ApiError>>()?;
+    let variant = c.variant.unwrap_or_default();
+    crate::room::check_playable(variant)?;
     let settings = GameSettings {
+        variant,
         time_control: tc,
         direction: c.direction.unwrap_or_default(),
         public: c.public.unwrap_or(true),
@@ -326,6 +344,8 @@ pub async fn start_game(
 #[derive(Debug, Deserialize)]
 struct ListQuery {
     phase: Option<String>,
+    /// Only games of this variant (all variants when absent).
+    variant: Option<String>,
 }
 
 async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Result<Json<Vec<GameSummary>>, ApiError> {
@@ -335,7 +355,8 @@ async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Re
             Phase::parse(p).ok_or_else(|| ApiError::new(ErrorCode::BadRequest, "phase is open, live or finished"))?
         }
     };
-    let mut games = s.store.list_games(phase, 100).await?;
+    let variant = variant_filter(q.variant.as_deref())?;
+    let mut games = s.store.list_games(phase, variant, 100).await?;
     // Seats' presence is known by the rooms, not the store (finished games have none).
     for g in games.iter_mut().filter(|g| g.phase != Phase::Finished) {
         if let Ok(Some(h)) = s.rooms.get(&g.id).await
@@ -346,6 +367,17 @@ async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Re
         }
     }
     Ok(Json(games))
+}
+
+/// A list's `?variant=KEY` filter: none when absent or empty.
+pub(crate) fn variant_filter(v: Option<&str>) -> Result<Option<protocol::Variant>, ApiError> {
+    match v {
+        None | Some("") => Ok(None),
+        Some(v) => v
+            .parse::<protocol::Variant>()
+            .map(Some)
+            .map_err(|e| ApiError::new(ErrorCode::BadRequest, format!("variant: {e}"))),
+    }
 }
 
 async fn room(s: &AppState, id: &str) -> Result<crate::room::RoomHandle, ApiError> {

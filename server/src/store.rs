@@ -598,8 +598,8 @@ impl Store {
         initial_position: &str,
     ) -> Result<(), StoreError> {
         sqlx::query(
-            "INSERT INTO games (id, created_by, phase, settings, initial_position, public, v, created_ms) \
-             VALUES ($1, $2, 'open', $3, $4, $5, 0, $6)",
+            "INSERT INTO games (id, created_by, phase, settings, initial_position, public, v, created_ms, variant) \
+             VALUES ($1, $2, 'open', $3, $4, $5, 0, $6, $7)",
         )
         .bind(id)
         .bind(created_by)
@@ -607,6 +607,7 @@ impl Store {
         .bind(initial_position)
         .bind(i64::from(settings.public))
         .bind(wall_ms())
+        .bind(settings.variant.key())
         .execute(&self.pool)
         .await
         .map_err(conflict)?;
@@ -1114,13 +1115,20 @@ impl Store {
         Ok(())
     }
 
-    /// Public games in a phase, newest first.
-    pub async fn list_games(&self, phase: Phase, limit: i64) -> Result<Vec<GameSummary>, StoreError> {
+    /// Public games in a phase (of one variant, or of all), newest first.
+    pub async fn list_games(
+        &self,
+        phase: Phase,
+        variant: Option<protocol::Variant>,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError> {
         let rows = sqlx::query(
             "SELECT g.id, g.settings, (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.spent_ms IS NOT NULL) AS ply \
-             FROM games g WHERE g.phase = $1 AND g.public = 1 ORDER BY g.created_ms DESC LIMIT $2",
+             FROM games g WHERE g.phase = $1 AND g.public = 1 AND ($2 = '' OR g.variant = $2) \
+             ORDER BY g.created_ms DESC LIMIT $3",
         )
         .bind(phase.as_str())
+        .bind(variant.map_or("", |v| v.key()))
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
@@ -1234,6 +1242,7 @@ mod tests {
             .expect("store");
         store.create_player("p1", "P", None, "token-p1").await.expect("player");
         let settings = GameSettings {
+            variant: Default::default(),
             time_control: protocol::TimeControl::default(),
             direction: protocol::Direction::default(),
             public: true,

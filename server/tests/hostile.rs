@@ -152,6 +152,7 @@ fn command() -> impl Strategy<Value = Command> {
 /// `plies` legal moves, or finished.
 fn room_at(stage: u8, plies: u8, pick: u64) -> Room {
     let settings = GameSettings {
+        variant: Default::default(),
         time_control: TimeControl::default(),
         direction: Direction::Ccw,
         public: true,

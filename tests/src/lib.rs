@@ -101,6 +101,7 @@ pub async fn guest(
 /// stay away `grace_ms`: games seeded straight into a store (restore tests, the `restart` tool).
 pub fn hour_game_settings(grace_ms: u64) -> protocol::GameSettings {
     protocol::GameSettings {
+        variant: Default::default(),
         time_control: protocol::TimeControl {
             base_ms: 3_600_000,
             increment_ms: 0,

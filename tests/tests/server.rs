@@ -388,6 +388,60 @@ async fn bad_input_is_answered_and_changes_nothing() {
     server.stop().await;
 }
 
+/// A game names its variant: `sanguo` when the creator says nothing (every
+/// existing client), stored and shown in the lobby, record and state, and the
+/// lobby filters by it; unknown or unplayable variants are refused and create nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_name_their_variant_and_the_lobby_filters_by_it() {
+    let (_db, server) = pg_server().await;
+    let api = Api::new(server.base());
+    let s = api.guest().await;
+    let plain = api.create_game(&s.token, &CreateGame::default()).await;
+    assert_eq!(plain.settings.variant, protocol::Variant::Sanguo);
+    let named: serde_json::Value = api
+        .post("/api/games", Some(&s.token), &serde_json::json!({"variant": "sanguo"}))
+        .await
+        .unwrap();
+    assert_eq!(named["settings"]["variant"], "sanguo", "{named}");
+    let named_id = named["id"].as_str().unwrap().to_owned();
+    assert_eq!(api.record(&named_id).await.settings.variant, protocol::Variant::Sanguo);
+    assert_eq!(api.state(&named_id).await.settings.variant, protocol::Variant::Sanguo);
+
+    let all: Vec<protocol::GameSummary> = api.get("/api/games?phase=open").await.unwrap();
+    let sanguo: Vec<protocol::GameSummary> = api.get("/api/games?phase=open&variant=sanguo").await.unwrap();
+    for id in [&plain.id, &named_id] {
+        assert!(all.iter().any(|g| &g.id == id) && sanguo.iter().any(|g| &g.id == id));
+    }
+    assert!(sanguo.iter().all(|g| g.settings.variant == protocol::Variant::Sanguo));
+    let e = api
+        .get::<serde_json::Value>("/api/games?variant=chess")
+        .await
+        .unwrap_err();
+    assert_eq!((e.status, e.body.code), (400, ErrorCode::BadRequest));
+    assert!(e.body.message.contains("chess"), "{}", e.body.message);
+
+    let before: Vec<protocol::GameSummary> = api.get("/api/games?phase=open").await.unwrap();
+    let e = api
+        .post::<serde_json::Value>("/api/games", Some(&s.token), &serde_json::json!({"variant": "chess"}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.status, 400, "{:?}", e.body);
+    assert!(e.body.message.contains("chess"), "{}", e.body.message);
+    for v in protocol::Variant::ALL
+        .into_iter()
+        .filter(|&v| server::room::check_playable(v).is_err())
+    {
+        let e = api
+            .post::<serde_json::Value>("/api/games", Some(&s.token), &serde_json::json!({"variant": v}))
+            .await
+            .unwrap_err();
+        assert_eq!((e.status, e.body.code), (422, ErrorCode::VariantUnavailable), "{v}");
+    }
+    let after: Vec<protocol::GameSummary> = api.get("/api/games?phase=open").await.unwrap();
+    assert_eq!(before.len(), after.len(), "a refused game is not created");
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn accounts_sessions_lobby_and_operations() {
     let (_db, server) = pg_server().await;

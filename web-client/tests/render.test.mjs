@@ -134,6 +134,36 @@ test('the lobby speaks the browser language and switches', async () => {
   await en.ctx.close();
 });
 
+test('the lobby offers the game systems the server names, shows each game\'s and filters by it', async () => {
+  const { page, ctx } = await newPage(browser, { lang: 'en-US' });
+  const variants = await (await fetch(`${server.url}/api/variants`)).json();
+  assert.ok(variants.some((v) => v.key === 'sanguo' && v.playable), JSON.stringify(variants));
+  await page.goto(server.url + '/');
+  await page.waitForSelector('#create-form');
+  await page.waitForFunction((n) => document.querySelectorAll('#variant option').length === n, variants.length);
+  for (const v of variants) {
+    const disabled = await page.locator(`#variant option[value="${v.key}"]`).isDisabled();
+    assert.equal(disabled, !v.playable, `${v.key} offered only when playable`);
+  }
+  await page.selectOption('#variant', 'sanguo');
+  await page.click('#create-btn');
+  await page.waitForSelector('#game[data-phase="open"]');
+  const id = await page.getAttribute('#game', 'data-game');
+  const snap = await (await fetch(`${server.url}/api/games/${id}`)).json();
+  assert.equal(snap.settings.variant, 'sanguo');
+  const other = await newPage(browser, { lang: 'zh-CN' });
+  await other.page.goto(server.url + '/');
+  const row = `#open-games tr[data-game="${id}"]`;
+  await other.page.waitForSelector(row);
+  assert.match(await other.page.locator(`${row} .variant-name`).innerText(), /三国象棋/);
+  await other.page.selectOption('#variant-filter', 'sanguo');
+  await other.page.waitForSelector(row);
+  const keys = await other.page.locator('#open-games .variant-name').evaluateAll((els) => els.map((e) => e.dataset.variant));
+  assert.ok(keys.length && keys.every((k) => k === 'sanguo'), keys.join());
+  await other.ctx.close();
+  await ctx.close();
+});
+
 test('the client is served from the binary at /', async () => {
   const r = await fetch(server.url + '/');
   assert.equal(r.status, 200);

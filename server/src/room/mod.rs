@@ -97,6 +97,20 @@ enum Msg {
     },
 }
 
+/// Whether rooms can play `variant`: a variant whose rules engine exists but
+/// whose room support does not yet is refused with `variant_unavailable`
+/// (creating a game or a tournament of it changes nothing).
+pub fn check_playable(variant: protocol::Variant) -> Result<(), ErrorBody> {
+    if variant == protocol::Variant::Sanguo {
+        Ok(())
+    } else {
+        Err(ErrorBody {
+            code: protocol::ErrorCode::VariantUnavailable,
+            message: format!("{} ({variant}) cannot be played on this server yet", variant.title()),
+        })
+    }
+}
+
 /// A handle to a room's task.
 #[derive(Debug, Clone)]
 pub struct RoomHandle {

@@ -38,6 +38,7 @@ async fn started(tc: TimeControl, grace_ms: u64) -> Harness {
         bots: bots::BotPool::new(1),
     });
     let settings = GameSettings {
+        variant: Default::default(),
         time_control: tc,
         direction: Direction::Ccw,
         public: true,

@@ -1,7 +1,7 @@
 //! The tournament routes (protocol/README.md, "Tournaments").
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{FromRequestParts, Path, State};
+use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
@@ -81,9 +81,17 @@ async fn create(
     Ok((StatusCode::CREATED, Json(l.view(Some(&p.id)))))
 }
 
-async fn list(State(s): State<AppState>) -> Result<Json<Vec<Tournament>>, ApiError> {
+/// `GET /api/tournaments?variant=KEY`.
+#[derive(Debug, serde::Deserialize)]
+struct ListQuery {
+    /// Only events of this variant (all when absent).
+    variant: Option<String>,
+}
+
+async fn list(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Result<Json<Vec<Tournament>>, ApiError> {
+    let variant = crate::http::variant_filter(q.variant.as_deref())?;
     let mut out = Vec::new();
-    for t in s.store.tournaments(50).await? {
+    for t in s.store.tournaments(variant, 50).await? {
         out.push(Loaded::load(&s, &t.id).await?.view(None));
     }
     Ok(Json(out))

@@ -133,14 +133,15 @@ impl Store {
         settings: &TournamentSettings,
     ) -> Result<(), StoreError> {
         sqlx::query(
-            "INSERT INTO tournaments (id, organizer, code, settings, status, round, created_ms) \
-             VALUES ($1, $2, $3, $4, 'registration', 0, $5)",
+            "INSERT INTO tournaments (id, organizer, code, settings, status, round, created_ms, variant) \
+             VALUES ($1, $2, $3, $4, 'registration', 0, $5, $6)",
         )
         .bind(id)
         .bind(organizer)
         .bind(code)
         .bind(to_json(settings))
         .bind(wall_ms())
+        .bind(settings.variant.key())
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -164,13 +165,21 @@ impl Store {
         row.as_ref().map(tournament_row).transpose()
     }
 
-    /// The newest tournaments.
-    pub async fn tournaments(&self, limit: i64) -> Result<Vec<TournamentRow>, StoreError> {
+    /// The newest tournaments (of one variant, or of all).
+    pub async fn tournaments(
+        &self,
+        variant: Option<protocol::Variant>,
+        limit: i64,
+    ) -> Result<Vec<TournamentRow>, StoreError> {
         let q = format!(
             "SELECT {TOURNAMENT_COLUMNS} FROM tournaments t JOIN players p ON p.id = t.organizer \
-             ORDER BY t.created_ms DESC LIMIT $1"
+             WHERE ($1 = '' OR t.variant = $1) ORDER BY t.created_ms DESC LIMIT $2"
         );
-        let rows = sqlx::query(&q).bind(limit).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(&q)
+            .bind(variant.map_or("", |v| v.key()))
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(tournament_row).collect()
     }
 

@@ -97,8 +97,11 @@ pub fn settings_of(c: CreateTournament, default_grace_ms: u64, now_ms: i64) -> R
     if grace_ms > crate::http::MAX_GRACE_MS {
         return Err(bad("grace_ms is at most a day"));
     }
+    let variant = c.variant.unwrap_or_default();
+    crate::room::check_playable(variant)?;
     Ok(TournamentSettings {
         name,
+        variant,
         time_control: tc,
         direction: c.direction.unwrap_or_default(),
         rounds,
@@ -454,6 +457,7 @@ fn table_game(
     table: u32,
 ) -> Result<(Room, NewGame), ApiError> {
     let game_settings = GameSettings {
+        variant: settings.variant,
         time_control: settings.time_control,
         direction: settings.direction,
         public: true,

@@ -231,6 +231,7 @@ async fn new_game(http: &reqwest::Client, base: &str) -> Result<(String, [String
         tokens.push(s.token);
     }
     let create = CreateGame {
+        variant: None,
         time_control: Some(TimeControl {
             base_ms: BASE_MS,
             increment_ms: INCREMENT_MS,

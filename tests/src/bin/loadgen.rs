@@ -513,6 +513,7 @@ async fn new_game(
         sessions.push(s);
     }
     let create = CreateGame {
+        variant: None,
         // Long enough that nobody flags during a run.
         time_control: Some(TimeControl {
             base_ms: 3_600_000,

@@ -74,7 +74,9 @@ export const api = {
   standings: (id) => request('GET', `${tpath(id)}/standings`),
   arbiter: (id, game, action, reason) => request('POST', `${tpath(id)}/games/${encodeURIComponent(game)}/arbiter`, { action, reason }, tok()),
   boards: () => request('GET', '/api/me/boards', undefined, tok()),
-  listGames: (phase) => request('GET', `/api/games?phase=${encodeURIComponent(phase)}`),
+  listGames: (phase, variant = '') =>
+    request('GET', `/api/games?phase=${encodeURIComponent(phase)}${variant ? `&variant=${encodeURIComponent(variant)}` : ''}`),
+  variants: () => request('GET', '/api/variants'),
   createGame: (body) => request('POST', '/api/games', body, session && session.token),
   joinGame: (id, side) => request('POST', `/api/games/${encodeURIComponent(id)}/join`, side ? { side } : {}, session && session.token),
   addBot: (id, side, level) => request('POST', `/api/games/${encodeURIComponent(id)}/bots`, { side, level }, session && session.token),

@@ -27,6 +27,13 @@ const en = {
   anySeat: 'Any',
   create: 'Create',
   openGames: 'Open games',
+  variant: 'Game',
+  allVariants: 'All games',
+  showVariant: 'Show',
+  comingSoon: 'coming soon',
+  variant_sanguo: 'Three Kingdoms chess (三国象棋)',
+  variant_anqi: 'Three Kingdoms hidden chess (三国暗棋)',
+  variant_yanyi: 'Three Kingdoms Yanyi chess (三国演弈棋)',
   myGames: 'Your games',
   resume: 'Resume',
   liveGames: 'Live games',
@@ -237,6 +244,13 @@ const zh = {
   anySeat: '任意',
   create: '创建',
   openGames: '等待中的对局',
+  variant: '棋种',
+  allVariants: '全部棋种',
+  showVariant: '显示',
+  comingSoon: '即将推出',
+  variant_sanguo: '三国象棋',
+  variant_anqi: '三国暗棋',
+  variant_yanyi: '三国演弈棋',
   myGames: '你的对局',
   resume: '继续',
   liveGames: '正在进行',
@@ -447,6 +461,12 @@ export function setLang(l) {
 export function t(key, params = {}) {
   const s = DICTS[lang][key] ?? en[key] ?? key;
   return s.replace(/\{(\w+)\}/g, (_, k) => (params[k] ?? `{${k}}`));
+}
+
+/** A game system's name; an unknown key (a newer server) shows as itself. */
+export function variantName(key) {
+  const name = t(`variant_${key}`);
+  return name === `variant_${key}` ? key : name;
 }
 
 export function sideName(side, short = false) {

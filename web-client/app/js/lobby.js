@@ -1,7 +1,7 @@
 // The lobby: create a game, the open games to join, the live games to watch,
 // recently finished games to replay.
 
-import { t, sideName } from './i18n.js';
+import { t, sideName, variantName } from './i18n.js';
 import { api } from './api.js';
 import { SIDES } from './geometry.js';
 import { h, clear, tcLabel, seatName } from './ui.js';
@@ -57,9 +57,26 @@ export function mountLobby(root, navigate) {
     SIDES.map((s, i) => h('label', { class: 'inline' }, h('span', { class: `dot dot-${s}` }), sideName(s, true), ' ', botSels[i])),
   );
   const errorEl = h('div', { class: 'note bad', hidden: true, id: 'create-error' });
+  // The game systems come from the server: the ones not playable yet are shown, disabled.
+  const variantSel = h('select', { id: 'variant', name: 'variant' }, h('option', { value: 'sanguo' }, variantName('sanguo')));
+  const filterSel = h('select', { id: 'variant-filter' }, h('option', { value: '' }, t('allVariants')));
+  api
+    .variants()
+    .then((vs) => {
+      variantSel.replaceChildren(
+        ...vs.map((v) => h('option', { value: v.key, disabled: !v.playable }, v.playable ? variantName(v.key) : `${variantName(v.key)} (${t('comingSoon')})`)),
+      );
+      filterSel.replaceChildren(h('option', { value: '' }, t('allVariants')), ...vs.map((v) => h('option', { value: v.key }, variantName(v.key))));
+    })
+    .catch(() => {});
+  filterSel.addEventListener('change', () => {
+    clearTimeout(timer);
+    refresh();
+  });
   const form = h(
     'form',
     { id: 'create-form' },
+    h('div', { class: 'form-row' }, h('label', { for: 'variant' }, t('variant')), variantSel),
     h('div', { class: 'form-row' }, h('label', { for: 'preset' }, t('timeControl')), preset),
     custom,
     h('div', { class: 'form-row' }, h('span', {}, t('direction')), radio('direction', 'ccw', t('ccw'), true), radio('direction', 'cw', t('cw'), false)),
@@ -81,6 +98,7 @@ export function mountLobby(root, navigate) {
       if (v('c-byo-periods') > 0) tc.byoyomi = { periods: Math.round(v('c-byo-periods')), period_ms: Math.round(v('c-byo-secs') * 1000) };
     } else tc = PRESETS[preset.value];
     const body = {
+      variant: variantSel.value || 'sanguo',
       time_control: tc,
       direction: form.querySelector('input[name=direction]:checked').value,
       public: form.querySelector('input[name=visibility]:checked').value === 'public',
@@ -124,6 +142,7 @@ export function mountLobby(root, navigate) {
         {},
         boards.card,
         mineCard,
+        h('div', { class: 'form-row variant-filter' }, h('label', { for: 'variant-filter' }, t('showVariant')), filterSel),
         h('section', { class: 'card' }, h('h2', {}, t('openGames')), openEl),
         h('section', { class: 'card' }, h('h2', {}, t('liveGames')), liveEl),
         h('section', { class: 'card' }, h('h2', {}, t('finishedGames')), finEl),
@@ -158,7 +177,13 @@ export function mountLobby(root, navigate) {
           h(
             'tr',
             { 'data-game': g.id },
-            h('td', {}, h('div', {}, tcLabel(g.settings.time_control)), h('div', { class: 'muted' }, `${t(`dir_${g.settings.direction}`)} · ${t('plies', { n: g.ply })}`)),
+            h(
+              'td',
+              {},
+              h('div', { class: 'variant-name', 'data-variant': g.settings.variant || 'sanguo' }, variantName(g.settings.variant || 'sanguo')),
+              h('div', {}, tcLabel(g.settings.time_control)),
+              h('div', { class: 'muted' }, `${t(`dir_${g.settings.direction}`)} · ${t('plies', { n: g.ply })}`),
+            ),
             seatsCell(g),
             h('td', {}, actions(g)),
           ),
@@ -175,7 +200,7 @@ export function mountLobby(root, navigate) {
 
   async function refresh() {
     try {
-      const [open, live, fin] = await Promise.all(['open', 'live', 'finished'].map((p) => api.listGames(p)));
+      const [open, live, fin] = await Promise.all(['open', 'live', 'finished'].map((p) => api.listGames(p, filterSel.value)));
       await boards.refreshBoards();
       const mine = (await Promise.all(myGames().map((gid) => api.game(gid).catch(() => null)))).filter((g) => g && g.phase !== 'finished');
       if (destroyed) return;

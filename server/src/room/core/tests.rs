@@ -15,6 +15,7 @@ fn player(i: usize) -> Player {
 
 fn settings(tc: TimeControl) -> GameSettings {
     GameSettings {
+        variant: Default::default(),
         time_control: tc,
         direction: Direction::Ccw,
         public: true,
