@@ -40,6 +40,68 @@ pub const MAX_ADD_TIME_MS: u64 = 3_600_000;
 /// The longest reason an arbiter gives, characters.
 pub const MAX_REASON_CHARS: usize = 500;
 
+/// Who looks at a game: the one input of the per-viewer projection. Every
+/// path that shows a game to someone — live events, reconnect replays,
+/// snapshots, `GET /state`, lobby rows, the bots' input — asks
+/// [`Logged::view`] or [`Room::view`] for what this viewer may see, and
+/// nothing else leaves the room. In 三国象棋 the seats see the same (the
+/// players' chat aside); a variant with hidden pieces projects per seat.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Viewer {
+    /// A connection acting for a seat.
+    Seat(Side),
+    /// Anyone else: spectators, anonymous HTTP readers, the lobby, logs.
+    Spectator,
+}
+
+impl Viewer {
+    /// The viewer of a connection with this seat (or none).
+    pub fn of(side: Option<Side>) -> Viewer {
+        side.map_or(Viewer::Spectator, Viewer::Seat)
+    }
+
+    /// The seat, for a player.
+    pub fn seat(self) -> Option<Side> {
+        match self {
+            Viewer::Seat(s) => Some(s),
+            Viewer::Spectator => None,
+        }
+    }
+
+    /// A slot per distinct viewer (seats in index order, then spectators), for
+    /// caches of per-audience encodings.
+    pub fn slot(self) -> usize {
+        match self {
+            Viewer::Seat(s) => engine::Side::from(s).index(),
+            Viewer::Spectator => 3,
+        }
+    }
+}
+
+/// Which viewers get the same copy of an event: the room encodes it once per
+/// copy, not once per connection.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Projection {
+    /// One copy for everyone.
+    Everyone,
+    /// One copy for the seats, another for the spectators.
+    PlayersAndSpectators,
+    /// A copy for each seat and one for the spectators.
+    PerSeat,
+}
+
+impl Projection {
+    /// The cache slot whose copy `viewer` gets.
+    pub fn slot(self, viewer: Viewer) -> usize {
+        match (self, viewer) {
+            (Projection::Everyone, _) => 0,
+            (Projection::PlayersAndSpectators, Viewer::Seat(_)) => 0,
+            (Projection::PlayersAndSpectators, Viewer::Spectator) => 3,
+            (Projection::PerSeat, v) => v.slot(),
+        }
+    }
+}
+
 /// Who may see an event.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Audience {
@@ -52,12 +114,12 @@ pub enum Audience {
 }
 
 impl Audience {
-    /// Whether a connection with this seat (or none) sees the event.
-    pub fn admits(self, side: Option<Side>) -> bool {
+    /// Whether `viewer` sees the event.
+    pub fn admits(self, viewer: Viewer) -> bool {
         match self {
             Audience::All => true,
-            Audience::Players => side.is_some(),
-            Audience::Spectators => side.is_none(),
+            Audience::Players => viewer.seat().is_some(),
+            Audience::Spectators => viewer.seat().is_none(),
         }
     }
 }
@@ -74,11 +136,20 @@ pub struct Logged {
 }
 
 impl Logged {
-    /// The message for a connection with this seat (a bare version if hidden).
-    pub fn message_for(&self, side: Option<Side>) -> ServerMsg {
+    /// The event as `viewer` may see it: the whole event, or a bare version
+    /// when it is not for this viewer. The only way an event leaves the room.
+    pub fn view(&self, viewer: Viewer) -> ServerMsg {
         ServerMsg::Event {
             v: self.v,
-            event: self.audience.admits(side).then(|| Box::new(self.event.clone())),
+            event: self.audience.admits(viewer).then(|| Box::new(self.event.clone())),
+        }
+    }
+
+    /// Which viewers get the same copy of [`Logged::view`].
+    pub fn projection(&self) -> Projection {
+        match self.audience {
+            Audience::All => Projection::Everyone,
+            Audience::Players | Audience::Spectators => Projection::PlayersAndSpectators,
         }
     }
 }
@@ -519,8 +590,16 @@ impl Room {
         self.game.events().len()
     }
 
-    /// The full state at `now`.
+    /// The spectators' view at `now` (what an anonymous reader may see).
     pub fn snapshot(&self, now: u64) -> Snapshot {
+        self.view(Viewer::Spectator, now)
+    }
+
+    /// The state at `now` as `viewer` may see it: every snapshot a connection
+    /// or an HTTP reader gets is made here. (三国象棋 hides nothing from
+    /// anyone in a snapshot: the chat is not in it.)
+    pub fn view(&self, viewer: Viewer, now: u64) -> Snapshot {
+        let _ = viewer;
         Snapshot {
             id: self.id.clone(),
             v: self.v,

@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use self::bots::{BotPool, Job};
-use self::core::{Act, Logged, Room, Step};
+use self::core::{Act, Logged, Room, Step, Viewer};
 pub use self::outbox::{Inbox, Outbox, Received, outbox};
 use crate::metrics::Metrics;
 use crate::store::{Op, Player, Store, StoreError, StoredGame, wall_ms};
@@ -82,6 +82,7 @@ enum Msg {
         reply: oneshot::Sender<Result<Side, ErrorBody>>,
     },
     Snapshot {
+        viewer: Viewer,
         reply: oneshot::Sender<Snapshot>,
     },
     AddBot {
@@ -224,10 +225,18 @@ impl RoomHandle {
         rx.await.map_err(|_| gone())?
     }
 
-    /// The current state.
+    /// The current state as a spectator sees it (HTTP readers, the lobby).
     pub async fn snapshot(&self) -> Result<Snapshot, ErrorBody> {
+        self.view(Viewer::Spectator).await
+    }
+
+    /// The current state as `viewer` may see it ([`Room::view`]).
+    pub async fn view(&self, viewer: Viewer) -> Result<Snapshot, ErrorBody> {
         let (reply, rx) = oneshot::channel();
-        self.tx.send(Msg::Snapshot { reply }).await.map_err(|_| gone())?;
+        self.tx
+            .send(Msg::Snapshot { viewer, reply })
+            .await
+            .map_err(|_| gone())?;
         rx.await.map_err(|_| gone())
     }
 }
@@ -832,7 +841,7 @@ impl Actor {
                 outbox.kick();
                 true
             }
-            Msg::Snapshot { reply } if o.deferred.len() >= MAX_DEFERRED => {
+            Msg::Snapshot { reply, .. } if o.deferred.len() >= MAX_DEFERRED => {
                 drop(reply);
                 true
             }
@@ -889,11 +898,11 @@ impl Actor {
                 {
                     Some(missed) => {
                         for l in missed {
-                            ok &= outbox.send(encode(&l.message_for(side)));
+                            ok &= outbox.send(encode(&l.view(Viewer::of(side))));
                         }
                     }
                     None => {
-                        let game = Box::new(self.room.snapshot(now));
+                        let game = Box::new(self.room.view(Viewer::of(side), now));
                         ok &= outbox.send(encode(&ServerMsg::Snapshot { game }));
                     }
                 }
@@ -1000,8 +1009,8 @@ impl Actor {
                     true
                 }
             },
-            Msg::Snapshot { reply } => {
-                let _ = reply.send(self.room.snapshot(self.now()));
+            Msg::Snapshot { viewer, reply } => {
+                let _ = reply.send(self.room.view(viewer, self.now()));
                 true
             }
             Msg::Arbiter {
@@ -1173,23 +1182,19 @@ impl Actor {
         true
     }
 
-    /// Sends events to every connection (each message serialised once per
-    /// visibility); returns the connections whose queue was full.
+    /// Sends events to every connection, each through [`Logged::view`] for
+    /// the connection's viewer and serialised once per distinct copy
+    /// ([`Logged::projection`]); returns the connections whose queue was full.
     fn broadcast(&self, events: &[Logged]) -> Vec<u64> {
         let mut slow = Vec::new();
         for l in events {
-            let for_players = encode(&l.message_for(Some(Side::W)));
-            let for_spectators = if l.audience == core::Audience::All {
-                for_players.clone()
-            } else {
-                encode(&l.message_for(None))
-            };
+            let projection = l.projection();
+            let mut copies: [Option<Utf8Bytes>; 4] = Default::default();
             for (&id, c) in &self.conns {
-                let msg = if c.side.is_some() {
-                    for_players.clone()
-                } else {
-                    for_spectators.clone()
-                };
+                let viewer = Viewer::of(c.side);
+                let msg = copies[projection.slot(viewer)]
+                    .get_or_insert_with(|| encode(&l.view(viewer)))
+                    .clone();
                 if !c.outbox.send(msg) && !slow.contains(&id) {
                     slow.push(id);
                 }

@@ -277,7 +277,7 @@ fn chat_is_rate_limited_and_channelled() {
     let step = room.chat(&player(7), None, Channel::Spectators, "nice", 0, 0).unwrap();
     assert_eq!(step.events[0].audience, Audience::Spectators);
     assert_eq!(
-        step.events[0].message_for(Some(Side::W)),
+        step.events[0].view(Viewer::Seat(Side::W)),
         ServerMsg::Event {
             v: room.v(),
             event: None
@@ -668,4 +668,35 @@ fn a_resent_move_of_a_side_out_of_the_game_is_a_duplicate() {
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::NotLive);
     assert_eq!(room.v(), v, "refusals change nothing");
+}
+
+#[test]
+fn one_copy_per_distinct_viewer() {
+    let seats = [Side::W, Side::B, Side::Y].map(Viewer::Seat);
+    let slots = |p: Projection| {
+        let mut s: Vec<usize> = seats.iter().chain([&Viewer::Spectator]).map(|&v| p.slot(v)).collect();
+        s.sort_unstable();
+        s.dedup();
+        s.len()
+    };
+    assert_eq!(slots(Projection::Everyone), 1);
+    assert_eq!(slots(Projection::PlayersAndSpectators), 2);
+    assert_eq!(slots(Projection::PerSeat), 4);
+    // Every event of a room is viewed through its projection: the players' chat
+    // reaches the three seats as one copy and the spectators as a bare version.
+    let (mut room, _) = live_room(TimeControl::default());
+    let step = room
+        .chat(&player(1), Some(Side::B), Channel::Players, "hi", 0, 0)
+        .unwrap();
+    let l = &step.events[0];
+    assert_eq!(l.projection(), Projection::PlayersAndSpectators);
+    for &s in &seats {
+        assert_eq!(l.view(s), l.view(seats[0]));
+    }
+    assert!(matches!(
+        l.view(Viewer::Spectator),
+        ServerMsg::Event { event: None, .. }
+    ));
+    assert_eq!(Viewer::of(None), Viewer::Spectator);
+    assert_eq!(Viewer::of(Some(Side::Y)).seat(), Some(Side::Y));
 }
