@@ -1080,7 +1080,7 @@ pub struct Joined {
 }
 
 /// A game system the server knows (`GET /api/variants`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VariantInfo {
     /// The key used in settings and filters, e.g. `sanguo`.
     pub key: Variant,
@@ -1088,6 +1088,104 @@ pub struct VariantInfo {
     pub title: String,
     /// Whether games of it can be created on this server now.
     pub playable: bool,
+    /// How to draw its board.
+    pub board: BoardDescription,
+}
+
+/// A board as a client draws it: data for one renderer, so that a new board
+/// is a new description, not new drawing code. Coordinates are in line
+/// spacings with the y axis up; a seat's view rotates them by its angle.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoardDescription {
+    /// Every point, in index order.
+    pub points: Vec<BoardPoint>,
+    /// Straight lines, point to point.
+    pub segments: Vec<[String; 2]>,
+    /// Dashed lines (palace diagonals), point to point.
+    pub dashed: Vec<[String; 2]>,
+    /// Circular arcs, point to point.
+    pub arcs: Vec<BoardArc>,
+    /// Tinted areas (a seat's camp, a palace, …): polygons through points.
+    pub areas: Vec<BoardArea>,
+    /// Text on the board (a seat's name beyond its edge, a point's label).
+    pub labels: Vec<BoardLabel>,
+    /// Points drawn with a ring (the centre).
+    pub rings: Vec<String>,
+    /// Per seat: the rotation that puts that seat at the bottom.
+    pub views: Vec<BoardView>,
+    /// The box every view fits, in line spacings of the rotated picture
+    /// (x to the right, y down, as on screen).
+    pub extent: BoardExtent,
+    /// The pieces' characters: owner → piece letter → character.
+    pub pieces: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+}
+
+/// A point of a [`BoardDescription`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoardPoint {
+    /// Its name in the variant's notation, e.g. `W52`.
+    pub name: String,
+    /// Its index in the variant's canonical order.
+    pub index: u32,
+    /// x, line spacings, origin the board's centre.
+    pub x: f64,
+    /// y, line spacings, up.
+    pub y: f64,
+}
+
+/// A circular arc of a [`BoardDescription`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoardArc {
+    /// Where it starts.
+    pub from: String,
+    /// Where it ends.
+    pub to: String,
+    /// Its radius, line spacings.
+    pub radius: f64,
+    /// SVG's sweep flag on screen (y down): 1 for clockwise there.
+    pub sweep: u8,
+}
+
+/// A tinted area of a [`BoardDescription`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoardArea {
+    /// What it is, for styling (e.g. `area-W`).
+    pub class: String,
+    /// Its corners, in order.
+    pub points: Vec<String>,
+}
+
+/// A text of a [`BoardDescription`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoardLabel {
+    /// The text.
+    pub text: String,
+    /// x, line spacings (board coordinates, y up).
+    pub x: f64,
+    /// y, line spacings.
+    pub y: f64,
+    /// What it is, for styling (e.g. `side-label label-W`).
+    pub class: String,
+}
+
+/// A seat's view of a [`BoardDescription`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoardView {
+    /// The seat, e.g. `W`.
+    pub side: String,
+    /// Degrees counterclockwise by which the board is turned back for this seat's view.
+    pub rotation: f64,
+}
+
+/// The box of a [`BoardDescription`]'s views.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoardExtent {
+    /// Half the width.
+    pub half_width: f64,
+    /// The top edge (negative: above the centre).
+    pub top: f64,
+    /// The bottom edge.
+    pub bottom: f64,
 }
 
 /// A line of the lobby (`GET /api/games`).

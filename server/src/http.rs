@@ -104,6 +104,7 @@ async fn variants() -> Json<Vec<protocol::VariantInfo>> {
                 key: v,
                 title: v.title().to_owned(),
                 playable: crate::room::check_playable(v).is_ok(),
+                board: crate::boards::describe(v),
             })
             .collect(),
     )

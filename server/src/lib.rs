@@ -5,6 +5,7 @@
 //! a WebSocket connection ([`ws`]: framing, limits, heartbeat) → the game's
 //! room task ([`room`]: decisions in [`room::core`]) → the store ([`store`]).
 
+pub mod boards;
 pub mod error;
 pub mod http;
 pub mod metrics;

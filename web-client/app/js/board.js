@@ -1,15 +1,21 @@
-// The board as SVG, drawn from the geometry of RULES §2, rotated so that the
-// viewer's side is at the bottom. Pieces are squares (the seed's pieces are
-// cubes): white with black characters, black with white, yellow with red.
-// Every point carries data-point / data-x / data-y (board coordinates).
+// The board as SVG, drawn from the description the server sends for the
+// game's variant (GET /api/variants: points, lines, arcs, areas, labels, the
+// seats' views, the pieces' characters) and rotated so that the viewer's seat
+// is at the bottom. Pieces are squares (the seed's pieces are cubes): white
+// with black characters, black with white, yellow with red. Every point
+// carries data-point / data-x / data-y (board coordinates).
 
-import { points, figure, fanCentre, rotate, sideAngle, SIDES, PIECE_CHARS } from './geometry.js';
+import { boardOf } from './variants.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const S = 40; // pixels per line spacing in the SVG's user space
-const EXTENT = 9.8 * S;
-const TOP = -8.2 * S;
-const BOTTOM = 9.8 * S;
+
+function rotate([x, y], deg) {
+  const a = (deg * Math.PI) / 180;
+  const c = Math.cos(a);
+  const s = Math.sin(a);
+  return [x * c - y * s, x * s + y * c];
+}
 
 function el(name, attrs = {}, parent) {
   const e = document.createElementNS(NS, name);
@@ -23,15 +29,16 @@ const r3 = (v) => Math.round(v * 1000) / 1000;
 export class Board {
   /**
    * @param {HTMLElement} host where the SVG goes
-   * @param {object} opts {onMove(from, to)}
+   * @param {object} opts {onMove(from, to), variant (default sanguo), fade}
    */
   constructor(host, opts = {}) {
     this.host = host;
     this.onMove = opts.onMove || (() => {});
     this.fade = opts.fade !== false; // an eliminated side's pieces fade out (not when jumping in a replay)
-    this.points = points();
+    this.desc = boardOf(opts.variant);
+    this.points = this.desc.points;
     this.byName = new Map(this.points.map((p) => [p.name, p]));
-    this.view = 'W';
+    this.view = this.desc.views[0].side;
     this.placement = new Map();
     this.legal = new Map(); // from -> [to]
     this.selected = null;
@@ -40,10 +47,11 @@ export class Board {
     this.interactive = false;
     this.ghosts = [];
     this.animate = null;
+    const ext = this.desc.extent;
     this.svg = el('svg', {
       id: 'board',
-      // the board is three-fold symmetric: every view spans the same box
-      viewBox: `${-EXTENT} ${TOP} ${2 * EXTENT} ${BOTTOM - TOP}`,
+      // every view spans the same box
+      viewBox: `${-ext.half_width * S} ${ext.top * S} ${2 * ext.half_width * S} ${(ext.bottom - ext.top) * S}`,
       role: 'img',
       'aria-label': 'board',
     });
@@ -61,10 +69,21 @@ export class Board {
     this.drawBoard();
   }
 
+  /** The rotation of the current view, degrees. */
+  rotation() {
+    const v = this.desc.views.find((w) => w.side === this.view);
+    return v ? v.rotation : 0;
+  }
+
   /** Board coordinates → SVG coordinates for the current view. */
   screen(x, y) {
-    const [rx, ry] = rotate([x, y], -sideAngle(SIDES.indexOf(this.view)));
+    const [rx, ry] = rotate([x, y], -this.rotation());
     return [rx * S, -ry * S];
+  }
+
+  /** A piece's character. */
+  char(p) {
+    return (this.desc.pieces[p.side] || {})[p.piece] || p.piece;
   }
 
   pt(name) {
@@ -73,7 +92,7 @@ export class Board {
   }
 
   setView(side) {
-    if (!SIDES.includes(side)) side = 'W';
+    if (!this.desc.views.some((v) => v.side === side)) side = this.desc.views[0].side;
     if (side === this.view) return;
     this.view = side;
     this.drawBoard();
@@ -82,16 +101,16 @@ export class Board {
 
   drawBoard() {
     this.svg.setAttribute('data-view', this.view);
-    this.svg.setAttribute('data-rotation', String(-sideAngle(SIDES.indexOf(this.view))));
+    this.svg.setAttribute('data-rotation', String(-this.rotation()));
     this.svg.setAttribute('data-scale', String(S));
     this.gLines.replaceChildren();
     this.gPoints.replaceChildren();
-    const fig = figure();
-    // side-tinted rectangles under the lines
-    SIDES.forEach((X) => {
-      const c = [`${X}11`, `${X}91`, `${X}96`, `${X}16`].map((n) => this.pt(n).map(r3).join(',')).join(' ');
-      el('polygon', { points: c, class: `area area-${X}` }, this.gLines);
-    });
+    const fig = this.desc;
+    // tinted areas under the lines
+    for (const area of fig.areas) {
+      const c = area.points.map((n) => this.pt(n).map(r3).join(',')).join(' ');
+      el('polygon', { points: c, class: area.class }, this.gLines);
+    }
     const path = [];
     for (const [a, b] of fig.segments) {
       const [x1, y1] = this.pt(a);
@@ -101,9 +120,7 @@ export class Board {
     for (const arc of fig.arcs) {
       const [x1, y1] = this.pt(arc.from);
       const [x2, y2] = this.pt(arc.to);
-      // From X's rank-6 line (180° at P_X) to N's (120°): decreasing angle in
-      // y-up coordinates, which is the positive sweep once y points down.
-      path.push(`M${r3(x1)} ${r3(y1)}A${arc.radius * S} ${arc.radius * S} 0 0 1 ${r3(x2)} ${r3(y2)}`);
+      path.push(`M${r3(x1)} ${r3(y1)}A${arc.radius * S} ${arc.radius * S} 0 0 ${arc.sweep} ${r3(x2)} ${r3(y2)}`);
     }
     el('path', { d: path.join(''), class: 'line' }, this.gLines);
     const dashed = fig.dashed
@@ -114,16 +131,15 @@ export class Board {
       })
       .join('');
     el('path', { d: dashed, class: 'line dashed' }, this.gLines);
-    // fan centres are not points; the centre O gets a ring
-    const [ox, oy] = this.pt('O');
-    el('circle', { cx: ox, cy: oy, r: 0.28 * S, class: 'centre' }, this.gLines);
-    // side labels beyond each rectangle's outer edge
-    SIDES.forEach((X) => {
-      const [lx, ly] = this.screen(...rotate([0, -(2 * Math.sqrt(3) + 5.8)], sideAngle(SIDES.indexOf(X))));
-      const t = el('text', { x: r3(lx), y: r3(ly), class: `side-label label-${X}` }, this.gLines);
-      t.textContent = PIECE_CHARS[X].K;
-    });
-    void fanCentre;
+    for (const n of fig.rings) {
+      const [ox, oy] = this.pt(n);
+      el('circle', { cx: ox, cy: oy, r: 0.28 * S, class: 'centre' }, this.gLines);
+    }
+    for (const label of fig.labels) {
+      const [lx, ly] = this.screen(label.x, label.y);
+      const t = el('text', { x: r3(lx), y: r3(ly), class: label.class }, this.gLines);
+      t.textContent = label.text;
+    }
     for (const p of this.points) {
       const [x, y] = this.screen(p.x, p.y);
       el(
@@ -209,7 +225,7 @@ export class Board {
       const [x, y] = this.pt(pt);
       const g = el('g', { class: `piece leaving side-${p.side}`, transform: `translate(${r3(x)} ${r3(y)})` }, this.gPieces);
       el('rect', { x: -0.42 * S, y: -0.42 * S, width: 0.84 * S, height: 0.84 * S, rx: 0.12 * S, class: 'body' }, g);
-      el('text', { x: 0, y: 0.015 * S, class: 'char' }, g).textContent = PIECE_CHARS[p.side][p.piece];
+      el('text', { x: 0, y: 0.015 * S, class: 'char' }, g).textContent = this.char(p);
     }
     for (const [pt, p] of this.placement) {
       if (!this.byName.has(pt)) continue;
@@ -218,7 +234,7 @@ export class Board {
       if (this.interactive && this.legal.has(pt)) g.classList.add('movable');
       el('rect', { x: -0.42 * S, y: -0.42 * S, width: 0.84 * S, height: 0.84 * S, rx: 0.12 * S, class: 'body' }, g);
       const t = el('text', { x: 0, y: 0.015 * S, class: 'char' }, g);
-      t.textContent = PIECE_CHARS[p.side][p.piece];
+      t.textContent = this.char(p);
       if (this.animate && this.animate.to === pt) {
         const [fx, fy] = this.pt(this.animate.from);
         g.style.transform = `translate(${r3(fx - x)}px, ${r3(fy - y)}px)`;

@@ -7,6 +7,7 @@ import { SIDES } from './geometry.js';
 import { h, clear, tcLabel, seatName } from './ui.js';
 import { myGames, rememberCreated } from './game.js';
 import { boardsCard } from './tournament.js';
+import { variants } from './variants.js';
 
 export const PRESETS = {
   fischer: { base_ms: 600000, increment_ms: 5000 },
@@ -60,15 +61,13 @@ export function mountLobby(root, navigate) {
   // The game systems come from the server: the ones not playable yet are shown, disabled.
   const variantSel = h('select', { id: 'variant', name: 'variant' }, h('option', { value: 'sanguo' }, variantName('sanguo')));
   const filterSel = h('select', { id: 'variant-filter' }, h('option', { value: '' }, t('allVariants')));
-  api
-    .variants()
-    .then((vs) => {
-      variantSel.replaceChildren(
-        ...vs.map((v) => h('option', { value: v.key, disabled: !v.playable }, v.playable ? variantName(v.key) : `${variantName(v.key)} (${t('comingSoon')})`)),
-      );
-      filterSel.replaceChildren(h('option', { value: '' }, t('allVariants')), ...vs.map((v) => h('option', { value: v.key }, variantName(v.key))));
-    })
-    .catch(() => {});
+  {
+    const vs = variants();
+    variantSel.replaceChildren(
+      ...vs.map((v) => h('option', { value: v.key, disabled: !v.playable }, v.playable ? variantName(v.key) : `${variantName(v.key)} (${t('comingSoon')})`)),
+    );
+    filterSel.replaceChildren(h('option', { value: '' }, t('allVariants')), ...vs.map((v) => h('option', { value: v.key }, variantName(v.key))));
+  }
   filterSel.addEventListener('change', () => {
     clearTimeout(timer);
     refresh();

@@ -10,6 +10,7 @@ import { mountGame } from './game.js';
 import { mountReplay } from './replay.js';
 import { mountTournaments, mountTournament } from './tournament.js';
 import { banner } from './ui.js';
+import { loadVariants } from './variants.js';
 
 const app = document.getElementById('app');
 let page = null;
@@ -67,12 +68,19 @@ document.getElementById('sound-toggle').addEventListener('click', () => {
 });
 window.addEventListener('hashchange', route);
 
-ensureSession()
-  .then((s) => {
-    session = s;
-    route();
-  })
-  .catch((e) => {
-    banner(t('errorPrefix') + e.message);
-    route();
-  });
+// The boards come from the server: nothing is drawn before they are known.
+async function loadVariantsUntilKnown() {
+  for (let wait = 500; ; wait = Math.min(wait * 2, 8000)) {
+    try {
+      return await loadVariants();
+    } catch (e) {
+      banner(t('errorPrefix') + e.message);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
+Promise.all([ensureSession().catch((e) => (banner(t('errorPrefix') + e.message), null)), loadVariantsUntilKnown()]).then(([s]) => {
+  session = s;
+  route();
+});

@@ -1,0 +1,167 @@
+//! How each variant's board is drawn: a [`BoardDescription`] per variant,
+//! sent to clients in `GET /api/variants`, so that the browser draws any
+//! board from data (as pychess-variants does) instead of re-deriving its
+//! geometry in JavaScript. Adding a variant adds an arm here.
+
+use std::collections::BTreeMap;
+
+use engine::{Piece, Point, Role, Side, Variant};
+use protocol::{BoardArc, BoardArea, BoardDescription, BoardExtent, BoardLabel, BoardPoint, BoardView};
+
+/// The description of `variant`'s board.
+pub fn describe(variant: Variant) -> BoardDescription {
+    match variant {
+        Variant::Sanguo => sanguo(),
+    }
+}
+
+fn pair(a: impl ToString, b: impl ToString) -> [String; 2] {
+    [a.to_string(), b.to_string()]
+}
+
+/// Rotates `(x, y)` counterclockwise by `degrees`.
+fn rotate((x, y): (f64, f64), degrees: f64) -> (f64, f64) {
+    let (s, c) = degrees.to_radians().sin_cos();
+    (x * c - y * s, x * s + y * c)
+}
+
+/// 三国象棋 (RULES §2): three 9×6 rectangles, their fans of five arcs
+/// centred beside each rectangle, the axis lines through the centre O,
+/// dashed palace and rear-palace diagonals.
+fn sanguo() -> BoardDescription {
+    let rect = |s: Side, f: u8, r: u8| Point::rect(s, f, r);
+    let points = Point::all()
+        .map(|p| {
+            let (x, y) = p.coords();
+            let fix = |v: f64| if v.abs() < 5e-10 { 0.0 } else { v };
+            BoardPoint {
+                name: p.to_string(),
+                index: p.index() as u32,
+                x: fix(x),
+                y: fix(y),
+            }
+        })
+        .collect();
+    let mut segments = Vec::new();
+    let mut dashed = Vec::new();
+    let mut arcs = Vec::new();
+    let mut areas = Vec::new();
+    let mut labels = Vec::new();
+    let h = 2.0 * 3f64.sqrt();
+    for (i, x) in Side::ALL.into_iter().enumerate() {
+        // The next side counterclockwise: the fan's far side.
+        let n = Side::ALL[(i + 1) % 3];
+        for r in 1..=6 {
+            segments.push(pair(rect(x, 1, r), rect(x, 9, r)));
+        }
+        for f in 1..=9 {
+            segments.push(pair(rect(x, f, 1), rect(x, f, 6)));
+        }
+        // Five arcs centred at P_X from X's file f to N's file 10 − f: from
+        // 180° to 120° about P_X, clockwise once y points down.
+        for f in 5..=9u8 {
+            arcs.push(BoardArc {
+                from: rect(x, f, 6).to_string(),
+                to: rect(n, 10 - f, 6).to_string(),
+                radius: f64::from(11 - f),
+                sweep: 1,
+            });
+        }
+        segments.push(pair(Point::O, Point::mid(x, 9)));
+        segments.push(pair(rect(x, 5, 6), Point::O));
+        segments.push(pair(Point::quarter(x, 6), Point::quarter(x, 7)));
+        dashed.push(pair(rect(x, 4, 2), rect(x, 6, 4)));
+        dashed.push(pair(rect(x, 6, 2), rect(x, 4, 4)));
+        for (a, b) in [((4, 1), (5, 2)), ((4, 2), (5, 1)), ((5, 1), (6, 2)), ((5, 2), (6, 1))] {
+            dashed.push(pair(rect(x, a.0, a.1), rect(x, b.0, b.1)));
+        }
+        areas.push(BoardArea {
+            class: format!("area area-{}", x.letter()),
+            points: [(1, 1), (9, 1), (9, 6), (1, 6)]
+                .map(|(f, r)| rect(x, f, r).to_string())
+                .to_vec(),
+        });
+        let (lx, ly) = rotate((0.0, -(h + 5.8)), 120.0 * i as f64);
+        labels.push(BoardLabel {
+            text: x.kingdom().to_string(),
+            x: lx,
+            y: ly,
+            class: format!("side-label label-{}", x.letter()),
+        });
+    }
+    let pieces = Side::ALL
+        .into_iter()
+        .map(|side| {
+            let chars = Role::ALL
+                .into_iter()
+                .map(|role| (role.letter().to_string(), Piece { side, role }.character().to_string()))
+                .collect::<BTreeMap<_, _>>();
+            (side.letter().to_string(), chars)
+        })
+        .collect();
+    BoardDescription {
+        points,
+        segments,
+        dashed,
+        arcs,
+        areas,
+        labels,
+        rings: vec![Point::O.to_string()],
+        views: Side::ALL
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| BoardView {
+                side: s.letter().to_string(),
+                rotation: 120.0 * i as f64,
+            })
+            .collect(),
+        // Three-fold symmetric: every view spans the same box.
+        extent: BoardExtent {
+            half_width: 9.8,
+            top: -8.2,
+            bottom: 9.8,
+        },
+        pieces,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_drawn_point_exists_and_every_point_is_listed() {
+        for v in Variant::ALL {
+            let d = describe(v);
+            let names: std::collections::HashSet<&str> = d.points.iter().map(|p| p.name.as_str()).collect();
+            assert_eq!(names.len(), d.points.len(), "{v}: names are unique");
+            for (i, p) in d.points.iter().enumerate() {
+                assert_eq!(p.index as usize, i, "{v}: points in index order");
+            }
+            let drawn = d
+                .segments
+                .iter()
+                .chain(&d.dashed)
+                .flatten()
+                .chain(d.arcs.iter().flat_map(|a| [&a.from, &a.to]))
+                .chain(d.areas.iter().flat_map(|a| &a.points))
+                .chain(&d.rings);
+            for n in drawn {
+                assert!(names.contains(n.as_str()), "{v}: {n} is not a point");
+            }
+            assert_eq!(d.views.len(), 3, "{v}: a view per seat");
+        }
+    }
+
+    #[test]
+    fn sanguo_has_the_figure_of_rules_2() {
+        let d = describe(Variant::Sanguo);
+        assert_eq!(d.points.len(), 184);
+        assert_eq!(d.arcs.len(), 15, "five arcs per fan");
+        assert_eq!(d.dashed.len(), 18, "palace and rear-palace diagonals");
+        assert_eq!(d.segments.len(), 3 * (6 + 9 + 3));
+        assert_eq!(d.pieces["B"]["A"], "士");
+        let w52 = d.points.iter().find(|p| p.name == "W52").unwrap();
+        assert!((w52.x - 0.0).abs() < 1e-9 && (w52.y + (2.0 * 3f64.sqrt() + 4.0)).abs() < 1e-9);
+    }
+}
