@@ -1221,3 +1221,111 @@ pub fn chance_perft(pos: &AnqiPosition, depth: u32) -> u64 {
     }
     go(&pos.viewer(), depth)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lone(piece: char, at: &str, options: Options) -> u32 {
+        let id = Piece::from_char(piece).unwrap();
+        let p = Point::parse(at).unwrap();
+        let mut pos = AnqiPosition::empty(options);
+        pos.board[p.index()] = id.0 + 1;
+        let team = id.team(options.split2).0;
+        pos.targets(p.index(), id.0 + 1, team).count_ones()
+    }
+
+    #[test]
+    fn empty_board_counts_of_section_6() {
+        let std = Options::default();
+        for (piece, counts) in [
+            ('R', [12, 12, 12, 12]),
+            ('K', [12, 12, 12, 12]),
+            ('N', [2, 8, 6, 4]),
+            ('E', [1, 4, 2, 1]),
+            ('A', [1, 4, 4, 4]),
+            ('P', [2, 4, 4, 4]),
+            ('C', [12, 12, 12, 12]),
+        ] {
+            for (at, n) in ["a1", "e3", "c2", "b2"].into_iter().zip(counts) {
+                assert_eq!(lone(piece, at, std), n, "{piece} on {at}");
+            }
+        }
+        let enh = Options { enhanced: true, ..Options::default() };
+        for (piece, at, n) in [('K', "a1", 16), ('K', "e3", 20), ('A', "a1", 3), ('A', "e3", 8), ('E', "a1", 4), ('E', "e3", 8)]
+        {
+            assert_eq!(lone(piece, at, enh), n, "enhanced {piece} on {at}");
+        }
+        // Unchanged by enhanced.
+        assert_eq!(lone('N', "e3", enh), 8);
+        assert_eq!(lone('R', "e3", enh), 12);
+    }
+
+    #[test]
+    fn elephant_targets_are_the_named_points() {
+        let mut pos = AnqiPosition::empty(Options::default());
+        let e3 = Point::parse("e3").unwrap();
+        pos.board[e3.index()] = 3; // E
+        let mut mask = pos.targets(e3.index(), 3, 2);
+        let mut names = Vec::new();
+        while mask != 0 {
+            names.push(Point(mask.trailing_zeros() as u8).to_string());
+            mask &= mask - 1;
+        }
+        assert_eq!(names, ["c1", "g1", "c5", "g5"]);
+    }
+
+    #[test]
+    fn the_cannon_in_a_corner_controls_ten() {
+        // Cannon on a1 with screens on b1 and a2: c1 … i1 and a3 … a5 are attacked.
+        let mut pos = AnqiPosition::empty(Options::default());
+        let at = |s: &str| Point::parse(s).unwrap().index();
+        pos.board[at("a1")] = 6; // C (team 2)
+        pos.board[at("b1")] = UNKNOWN;
+        pos.board[at("a2")] = DOWN | 13;
+        let moves = pos.targets(at("a1"), 6, 2);
+        assert_eq!(moves, 0, "no empty neighbour, nothing to capture");
+        // Fill the far points with capturable pieces one line at a time.
+        let mut control = 0;
+        for target in ["c1", "d1", "e1", "f1", "g1", "h1", "i1", "a3", "a4", "a5"] {
+            let mut q = pos.clone();
+            q.board[at(target)] = 8; // k (team 1)
+            control += q.targets(at("a1"), 6, 2).count_ones();
+        }
+        assert_eq!(control, 10);
+    }
+
+    #[test]
+    fn the_cannon_example_of_section_6() {
+        let at = |s: &str| Point::parse(s).unwrap().index();
+        let mut pos = AnqiPosition::empty(Options::default());
+        pos.board[at("a1")] = 6; // C, team 2
+        pos.board[at("b1")] = UNKNOWN;
+        for (f1, can) in [(8u8, true), (4, false), (DOWN | 7, false)] {
+            // 8 = k (team 1): capturable; 4 = R (team 2): own; face-down: not capturable.
+            let mut q = pos.clone();
+            q.board[at("f1")] = f1;
+            let t = q.targets(at("a1"), 6, 2);
+            assert_eq!(t & (1 << at("f1")) != 0, can, "f1 = {f1}");
+            assert_eq!(t & ((1 << at("g1")) | (1 << at("h1")) | (1 << at("i1"))), 0, "never beyond a second piece");
+        }
+    }
+
+    #[test]
+    fn xqlegs_blocks_legs_and_eyes() {
+        let at = |s: &str| Point::parse(s).unwrap().index();
+        let o = Options { double: true, xqlegs: true, ..Options::default() };
+        let mut pos = AnqiPosition::empty(o);
+        pos.board[at("e3")] = 5; // N
+        pos.board[at("e4")] = UNKNOWN; // blocks e3-d5 and e3-f5
+        assert_eq!(pos.targets(at("e3"), 5, 2).count_ones(), 6);
+        let mut pos = AnqiPosition::empty(o);
+        pos.board[at("e3")] = 3; // E
+        pos.board[at("d4")] = 8; // blocks e3-c5
+        assert_eq!(pos.targets(at("e3"), 3, 2).count_ones(), 3);
+        // Without xqlegs both jump.
+        let mut plain = pos.clone();
+        plain.options.xqlegs = false;
+        assert_eq!(plain.targets(at("e3"), 3, 2).count_ones(), 4);
+    }
+}
