@@ -23,7 +23,7 @@ pub mod position;
 use std::fmt;
 
 pub use explain::{IllegalAction, Refusal};
-// GAME_REEXPORT
+pub use game::{AnqiGame, Command, DeadlockScoring, EndReason, GameError, GameResult, Input, Mode, RecordEvent, Settings, StopReason};
 pub use notation::ParseError;
 pub use position::{AnqiPosition, Happening, Move, MoveList, Outcome, Setup, chance_perft};
 

@@ -976,11 +976,6 @@ impl AnqiPosition {
         self.is_live(seat) && self.teams[seat] == 0 && !self.unclaimed().any(|t| self.hidden_of_team(t) > 0)
     }
 
-    /// Whether C2's situation exists (exactly one unclaimed team, exactly one live teamless seat).
-    pub(crate) fn c2_applies(&self) -> bool {
-        self.unclaimed().count() == 1 && (0..3).filter(|&s| self.is_live(s) && self.teams[s] == 0).count() == 1
-    }
-
     /// §7.1: in seat order, a live seat whose team has no piece on the board stops.
     fn annihilation(&mut self, out: &mut Outcome) {
         for seat in 0..3 {
