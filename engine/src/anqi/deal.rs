@@ -152,7 +152,11 @@ pub fn verify(
     record: &[String],
     config: &GameConfig,
 ) -> Result<AnqiGame, VerifyError> {
-    let GameConfig { options, teams, settings } = *config;
+    let GameConfig {
+        options,
+        teams,
+        settings,
+    } = *config;
     if parse_hex32(salt_hex).is_none() {
         return Err(VerifyError::Salt);
     }
@@ -172,7 +176,10 @@ pub fn verify(
     let mut produced: Vec<String> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let n = i + 1;
-        let unreadable = || VerifyError::Unreadable { line: n, text: line.to_string() };
+        let unreadable = || VerifyError::Unreadable {
+            line: n,
+            text: line.to_string(),
+        };
         let words: Vec<&str> = line.split(' ').collect();
         let seat_of = |w: Option<&&str>| -> Option<usize> {
             match w.copied() {
@@ -192,8 +199,14 @@ pub fn verify(
                 _ => return Err(unreadable()),
             },
             "propose" => Some((seat_of(words.get(1)).ok_or_else(unreadable)?, Command::Propose)),
-            "accept" => Some((seat_of(words.get(1)).ok_or_else(unreadable)?, Command::Answer { accept: true })),
-            "decline" => Some((seat_of(words.get(1)).ok_or_else(unreadable)?, Command::Answer { accept: false })),
+            "accept" => Some((
+                seat_of(words.get(1)).ok_or_else(unreadable)?,
+                Command::Answer { accept: true },
+            )),
+            "decline" => Some((
+                seat_of(words.get(1)).ok_or_else(unreadable)?,
+                Command::Answer { accept: false },
+            )),
             action => {
                 let text = action.split('=').next().unwrap_or(action);
                 let m = parse_move(text).map_err(|_| unreadable())?;
@@ -214,11 +227,13 @@ pub fn verify(
                     found: lines[produced.len()].to_string(),
                 });
             }
-            let events = game.apply(Input { seat, command, at: 0 }).map_err(|e| VerifyError::Refused {
-                line: n,
-                text: line.to_string(),
-                why: e.to_string(),
-            })?;
+            let events = game
+                .apply(Input { seat, command, at: 0 })
+                .map_err(|e| VerifyError::Refused {
+                    line: n,
+                    text: line.to_string(),
+                    why: e.to_string(),
+                })?;
             produced.extend(events.iter().map(RecordEvent::to_string));
         }
     }
@@ -290,7 +305,12 @@ pub struct DrawStream {
 impl DrawStream {
     /// The stream of key K.
     pub fn new(key: [u8; 32]) -> DrawStream {
-        DrawStream { key, block: [0; 32], counter: 0, used: 32 }
+        DrawStream {
+            key,
+            block: [0; 32],
+            counter: 0,
+            used: 32,
+        }
     }
 
     /// The next u32 of the stream.
@@ -352,14 +372,20 @@ mod tests {
         let server: [u8; 32] = std::array::from_fn(|i| i as u8);
         let seeds: [[u8; 32]; 3] = std::array::from_fn(|s| std::array::from_fn(|i| (32 * (s + 1) + i) as u8));
         let game_id = "3f2c9a8e-5b1d-4e7a-9c6f-0a1b2c3d4e5f";
-        assert_eq!(server_seed_hash(&server), "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd");
+        assert_eq!(
+            server_seed_hash(&server),
+            "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+        );
         assert_eq!(
             to_hex(&seat_key(&server, game_id, &seeds)),
             "c0c556062f25ee9e3f6067249e1cacebb528158854ba23a46b4c4701970a167e"
         );
         let (layout, salt) = seat_entropy_deal(&server, game_id, &seeds);
         assert_eq!(layout_text(&layout), "PkePPNnneKprAcCCAPaERpRNcEarpPpp");
-        assert_eq!(to_hex(&salt), "800c06efebd63ea7f5b2c5ccfe8c61196958b8b33c6f625154df19a44452e82e");
+        assert_eq!(
+            to_hex(&salt),
+            "800c06efebd63ea7f5b2c5ccfe8c61196958b8b33c6f625154df19a44452e82e"
+        );
         assert_eq!(
             commitment(game_id, &layout_text(&layout), &salt),
             "9ec128c1cfd06cff656a4a67b1a95c96f3e1ff997f750583cb663d60041955aa"

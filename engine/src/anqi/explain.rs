@@ -83,16 +83,24 @@ impl fmt::Display for Refusal {
                 "the {} ({piece}) on {at} is not of your team (you hold team {team})",
                 role_of(*piece)
             ),
-            Refusal::CaptureFaceDown(p) => write!(f, "the piece on {p} is face down: only face-up pieces can be captured"),
+            Refusal::CaptureFaceDown(p) => {
+                write!(f, "the piece on {p} is face down: only face-up pieces can be captured")
+            }
             Refusal::CaptureOwnTeam(p, id) => write!(f, "the piece on {p} ({id}) is of your own team"),
             Refusal::NothingToCapture(p) => write!(f, "there is nothing to capture on {p}"),
             Refusal::RevealedThisTurn(p) => {
-                write!(f, "the piece on {p} was revealed by this turn's first action and cannot be captured this turn")
+                write!(
+                    f,
+                    "the piece on {p} was revealed by this turn's first action and cannot be captured this turn"
+                )
             }
             Refusal::PathBlocked(p) => write!(f, "the way is blocked by the piece on {p}"),
             Refusal::CannonScreen(0) => write!(f, "a cannon needs exactly one screen to capture, and there is none"),
             Refusal::CannonScreen(n) => {
-                write!(f, "a cannon needs exactly one screen to capture, and there are {n} pieces between")
+                write!(
+                    f,
+                    "a cannon needs exactly one screen to capture, and there are {n} pieces between"
+                )
             }
             Refusal::LegBlocked(p) => write!(f, "the horse's leg on {p} is blocked"),
             Refusal::EyeBlocked(p) => write!(f, "the elephant's eye on {p} is blocked"),

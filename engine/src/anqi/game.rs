@@ -54,7 +54,11 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { mode: Mode::Annihilation, scoring: DeadlockScoring::Net, no_progress_rounds: 30 }
+        Settings {
+            mode: Mode::Annihilation,
+            scoring: DeadlockScoring::Net,
+            no_progress_rounds: 30,
+        }
     }
 }
 
@@ -450,7 +454,14 @@ impl AnqiGame {
                         self.turns_without_progress = 0;
                     }
                     self.progress_this_turn = true;
-                    self.push(at, RecordEvent::Out { seat, reason: StopReason::Annihilated }, out)
+                    self.push(
+                        at,
+                        RecordEvent::Out {
+                            seat,
+                            reason: StopReason::Annihilated,
+                        },
+                        out,
+                    )
                 }
             }
         }
@@ -476,7 +487,14 @@ impl AnqiGame {
             Command::Timeout => self.stop(seat, StopReason::Timeout, at, &mut out),
             Command::Abandon => {
                 if !self.acted[seat] {
-                    self.push(at, RecordEvent::Out { seat, reason: StopReason::Abandoned }, &mut out);
+                    self.push(
+                        at,
+                        RecordEvent::Out {
+                            seat,
+                            reason: StopReason::Abandoned,
+                        },
+                        &mut out,
+                    );
                     self.end(EndReason::Aborted, at, &mut out);
                 } else {
                     self.stop(seat, StopReason::Abandoned, at, &mut out);
@@ -522,7 +540,11 @@ impl AnqiGame {
         let pos = &self.position;
         if let Some(to_move) = pos.seat_to_move() {
             if to_move != seat {
-                return Err(IllegalAction { action: m, reason: Refusal::NotYourTurn { to_move: to_move + 1 } }.into());
+                return Err(IllegalAction {
+                    action: m,
+                    reason: Refusal::NotYourTurn { to_move: to_move + 1 },
+                }
+                .into());
             }
         }
         let m = pos.check(m)?;
@@ -536,7 +558,15 @@ impl AnqiGame {
         if matches!(m, Move::Flip(_) | Move::Capture { .. }) {
             self.progress_this_turn = true;
         }
-        self.push(at, RecordEvent::Action { seat, action: m, revealed: o.revealed }, out);
+        self.push(
+            at,
+            RecordEvent::Action {
+                seat,
+                action: m,
+                revealed: o.revealed,
+            },
+            out,
+        );
         self.push_happenings(at, &o, out, false);
         // 收军 for the seat that acted (§8.3).
         let mut recovered_last = false;
@@ -547,7 +577,14 @@ impl AnqiGame {
                         self.stops.push((seat, StopReason::Recovered));
                         self.progress_this_turn = true;
                         recovered_last = true;
-                        self.push(at, RecordEvent::Shoujun { seat, removed: removed.to_vec() }, out);
+                        self.push(
+                            at,
+                            RecordEvent::Shoujun {
+                                seat,
+                                removed: removed.to_vec(),
+                            },
+                            out,
+                        );
                     }
                 }
             }
@@ -576,7 +613,11 @@ impl AnqiGame {
             self.progress_this_turn = false;
         }
         self.push_happenings(at, &rest, out, true);
-        if rest.happenings.iter().any(|h| matches!(h, Happening::Annihilated { .. })) {
+        if rest
+            .happenings
+            .iter()
+            .any(|h| matches!(h, Happening::Annihilated { .. }))
+        {
             recovered_last = false;
         }
         self.check_end(at, recovered_last, out);
@@ -600,7 +641,11 @@ impl AnqiGame {
         let p = &self.position;
         if p.is_over() {
             let reason = if p.live_count() <= 1 {
-                if recovered_last { EndReason::Shoujun } else { EndReason::LastSeat }
+                if recovered_last {
+                    EndReason::Shoujun
+                } else {
+                    EndReason::LastSeat
+                }
             } else {
                 EndReason::NoAction
             };
@@ -654,7 +699,11 @@ impl AnqiGame {
     fn end(&mut self, reason: EndReason, at: u64, out: &mut Vec<RecordEvent>) {
         let placing = (reason != EndReason::Aborted).then(|| self.placing());
         let scores = [0, 1, 2].map(|s| self.score(s));
-        self.result = Some(GameResult { reason, placing, scores });
+        self.result = Some(GameResult {
+            reason,
+            placing,
+            scores,
+        });
         self.push(at, RecordEvent::End { reason, placing }, out);
         if let Some((layout, salt)) = self.reveal.clone() {
             self.push(at, RecordEvent::Layout(layout), out);

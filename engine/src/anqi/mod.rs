@@ -23,7 +23,10 @@ pub mod position;
 use std::fmt;
 
 pub use explain::{IllegalAction, Refusal};
-pub use game::{AnqiGame, Command, DeadlockScoring, EndReason, GameError, GameResult, Input, Mode, RecordEvent, Settings, StopReason};
+pub use game::{
+    AnqiGame, Command, DeadlockScoring, EndReason, GameError, GameResult, Input, Mode, RecordEvent, Settings,
+    StopReason,
+};
 pub use notation::ParseError;
 pub use position::{AnqiPosition, Happening, Move, MoveList, Outcome, Setup, chance_perft};
 
@@ -178,7 +181,10 @@ impl Piece {
 
     /// The identity of a letter.
     pub fn from_char(c: char) -> Option<Piece> {
-        PIECE_LETTERS.iter().position(|&l| l as char == c).map(|i| Piece(i as u8))
+        PIECE_LETTERS
+            .iter()
+            .position(|&l| l as char == c)
+            .map(|i| Piece(i as u8))
     }
 
     /// The letter.
@@ -240,7 +246,11 @@ impl Team {
 
     /// Its size: the starting piece count (§2.2).
     pub const fn size(self, split2: bool) -> u32 {
-        if split2 { [10, 10, 12][self.0 as usize - 1] } else { [12, 10, 10][self.0 as usize - 1] }
+        if split2 {
+            [10, 10, 12][self.0 as usize - 1]
+        } else {
+            [12, 10, 10][self.0 as usize - 1]
+        }
     }
 
     /// Its total: the sum of its pieces' values (§2.2).

@@ -39,11 +39,17 @@ pub enum ParseError {
 }
 
 fn invalid(rule: &'static str, detail: impl Into<String>) -> ParseError {
-    ParseError::Invalid { rule, detail: detail.into() }
+    ParseError::Invalid {
+        rule,
+        detail: detail.into(),
+    }
 }
 
 fn field(field: &'static str, text: &str) -> ParseError {
-    ParseError::Field { field, text: text.to_owned() }
+    ParseError::Field {
+        field,
+        text: text.to_owned(),
+    }
 }
 
 // --- Actions -----------------------------------------------------------------
@@ -52,12 +58,17 @@ fn field(field: &'static str, text: &str) -> ParseError {
 /// refused: a client never names the identity it flips. Whether `b2-b4` is a move or a
 /// capture is settled by the position ([`AnqiPosition::check`]).
 pub fn parse_move(text: &str) -> Result<Move, ParseError> {
-    let bad = |why| ParseError::Action { text: text.to_owned(), why };
+    let bad = |why| ParseError::Action {
+        text: text.to_owned(),
+        why,
+    };
     if let Some(rest) = text.strip_prefix('+') {
         if rest.contains('=') {
             return Err(bad("a flip may not name the identity it reveals"));
         }
-        return Point::parse(rest).map(Move::Flip).ok_or_else(|| bad("expected a point such as b2 after '+'"));
+        return Point::parse(rest)
+            .map(Move::Flip)
+            .ok_or_else(|| bad("expected a point such as b2 after '+'"));
     }
     if text == "pass" {
         return Err(bad("a pass is automatic, never sent"));
@@ -195,7 +206,10 @@ fn parse_options(text: &str) -> Result<Options, ParseError> {
     } else {
         return Err(bad());
     };
-    let mut o = Options { split2: split, ..Options::default() };
+    let mut o = Options {
+        split2: split,
+        ..Options::default()
+    };
     for (name, flag) in [("+enhanced", 0), ("+double", 1), ("+fanchi", 2), ("+xqlegs", 3)] {
         if let Some(r) = rest.strip_prefix(name) {
             rest = r;
@@ -239,7 +253,12 @@ pub fn parse_setup(text: &str) -> Result<Setup, ParseError> {
                 '?' => (false, None),
                 '*' => match chars.next().and_then(Piece::from_char) {
                     Some(id) => (false, Some(id)),
-                    None => return Err(invalid("V1", format!("rank {}: '*' must be followed by a piece letter", rank + 1))),
+                    None => {
+                        return Err(invalid(
+                            "V1",
+                            format!("rank {}: '*' must be followed by a piece letter", rank + 1),
+                        ));
+                    }
                 },
                 c => match Piece::from_char(c) {
                     Some(id) => (true, Some(id)),
@@ -332,7 +351,18 @@ pub fn parse_setup(text: &str) -> Result<Setup, ParseError> {
         _ => return Err(field("turn", f6)),
     };
     let options = parse_options(fields[6])?;
-    Ok(Setup { board, to_move, actions_left, no_capture, teams, live, captured, removed, turn, options })
+    Ok(Setup {
+        board,
+        to_move,
+        actions_left,
+        no_capture,
+        teams,
+        live,
+        captured,
+        removed,
+        turn,
+        options,
+    })
 }
 
 /// Parses position text (either form) and validates it (V1–V9).
@@ -366,7 +396,10 @@ pub fn validate(s: &Setup) -> Result<AnqiPosition, ParseError> {
         let p = Point::new(i).expect("a point");
         if let Some((false, _)) = cell {
             if !p.is_start_point() {
-                return Err(invalid("V2", format!("a face-down piece stands on {p}, which is not a start point")));
+                return Err(invalid(
+                    "V2",
+                    format!("a face-down piece stands on {p}, which is not a start point"),
+                ));
             }
         }
     }
@@ -374,7 +407,10 @@ pub fn validate(s: &Setup) -> Result<AnqiPosition, ParseError> {
     let full = s.board.iter().any(|c| matches!(c, Some((false, Some(_)))));
     let viewer = s.board.iter().any(|c| matches!(c, Some((false, None))));
     if full && viewer {
-        return Err(invalid("V3", "the placement mixes the full form (*X) and the viewer form (?)"));
+        return Err(invalid(
+            "V3",
+            "the placement mixes the full form (*X) and the viewer form (?)",
+        ));
     }
     // V4.
     let mut up = [0u8; 14];
@@ -398,13 +434,19 @@ pub fn validate(s: &Setup) -> Result<AnqiPosition, ParseError> {
         if let Some(id) = Piece::all().find(|id| known[id.index()] > SET_COUNTS[id.index()]) {
             return Err(invalid(
                 "V4",
-                format!("face-up, captured and removed pieces hold more {id} than the set ({})", SET_COUNTS[id.index()]),
+                format!(
+                    "face-up, captured and removed pieces hold more {id} than the set ({})",
+                    SET_COUNTS[id.index()]
+                ),
             ));
         }
         if total_known + unknown != 32 {
             return Err(invalid(
                 "V4",
-                format!("{unknown} face-down pieces, but 32 − {total_known} known pieces leaves {}", 32usize.saturating_sub(total_known)),
+                format!(
+                    "{unknown} face-down pieces, but 32 − {total_known} known pieces leaves {}",
+                    32usize.saturating_sub(total_known)
+                ),
             ));
         }
     } else {
@@ -415,7 +457,10 @@ pub fn validate(s: &Setup) -> Result<AnqiPosition, ParseError> {
         if all != SET_COUNTS {
             return Err(invalid(
                 "V4",
-                format!("face-up, face-down, captured and removed pieces are {} , not the full set {FULL_SET}", letters(&all)),
+                format!(
+                    "face-up, face-down, captured and removed pieces are {} , not the full set {FULL_SET}",
+                    letters(&all)
+                ),
             ));
         }
     }
@@ -423,25 +468,42 @@ pub fn validate(s: &Setup) -> Result<AnqiPosition, ParseError> {
     for a in 0..3 {
         for b in a + 1..3 {
             if s.teams[a].is_some() && s.teams[a] == s.teams[b] {
-                return Err(invalid("V5", format!("seats {} and {} both hold team {}", a + 1, b + 1, s.teams[a].unwrap_or(Team(1)))));
+                return Err(invalid(
+                    "V5",
+                    format!(
+                        "seats {} and {} both hold team {}",
+                        a + 1,
+                        b + 1,
+                        s.teams[a].unwrap_or(Team(1))
+                    ),
+                ));
             }
         }
     }
     let unclaimed = (1..=3).filter(|&t| !s.teams.contains(&Team::new(t))).count();
     let teamless_live = (0..3).filter(|&i| s.live[i] && s.teams[i].is_none()).count();
     if unclaimed == 1 && teamless_live == 1 {
-        return Err(invalid("V5", "exactly one team is unclaimed and exactly one live seat is teamless: C2 would have given it"));
+        return Err(invalid(
+            "V5",
+            "exactly one team is unclaimed and exactly one live seat is teamless: C2 would have given it",
+        ));
     }
     // V6.
     for seat in 0..3 {
         let list = &s.captured[seat];
         match s.teams[seat] {
             None if !list.is_empty() => {
-                return Err(invalid("V6", format!("seat {} holds no team but has captured pieces", seat + 1)));
+                return Err(invalid(
+                    "V6",
+                    format!("seat {} holds no team but has captured pieces", seat + 1),
+                ));
             }
             Some(t) => {
                 if let Some(p) = list.iter().find(|p| p.team(o.split2) == t) {
-                    return Err(invalid("V6", format!("seat {} captured {p}, a piece of its own team {t}", seat + 1)));
+                    return Err(invalid(
+                        "V6",
+                        format!("seat {} captured {p}, a piece of its own team {t}", seat + 1),
+                    ));
                 }
             }
             None => {}
@@ -457,7 +519,6 @@ pub fn validate(s: &Setup) -> Result<AnqiPosition, ParseError> {
             Some(_) => 0x1f,
         };
     }
-    pos.viewer = viewer;
     pos.teams = s.teams.map(|t| t.map_or(0, |t| t.number()));
     pos.live = (0..3).filter(|&i| s.live[i]).map(|i| 1u8 << i).sum();
     pos.captured = [counts(&s.captured[0]), counts(&s.captured[1]), counts(&s.captured[2])];
@@ -471,7 +532,10 @@ pub fn validate(s: &Setup) -> Result<AnqiPosition, ParseError> {
     for seat in 0..3 {
         if let (true, Some(t)) = (s.live[seat], s.teams[seat]) {
             if pos.pieces_on_board(t) == 0 {
-                return Err(invalid("V7", format!("seat {} is live but its team {t} has no piece on the board", seat + 1)));
+                return Err(invalid(
+                    "V7",
+                    format!("seat {} is live but its team {t} has no piece on the board", seat + 1),
+                ));
             }
         }
     }
@@ -485,31 +549,50 @@ pub fn validate(s: &Setup) -> Result<AnqiPosition, ParseError> {
                 return Err(invalid("V8", format!("seat {} is to move but is not live", seat + 1)));
             }
             if pos.count_legal() == 0 {
-                return Err(invalid("V8", format!("seat {} is to move but has no legal action", seat + 1)));
+                return Err(invalid(
+                    "V8",
+                    format!("seat {} is to move but has no legal action", seat + 1),
+                ));
             }
             if pos.c3_applies(seat) {
-                return Err(invalid("V8", format!("seat {} is teamless with nothing left to claim: C3 would have given it a team", seat + 1)));
+                return Err(invalid(
+                    "V8",
+                    format!(
+                        "seat {} is teamless with nothing left to claim: C3 would have given it a team",
+                        seat + 1
+                    ),
+                ));
             }
         }
         None => {
             let ended = pos.live_count() <= 1
                 || (pos.face_down_count() == 0
                     && (0..3).all(|i| !s.live[i] || s.teams[i].is_some())
-                    && (0..3).all(|i| !s.live[i] || {
-                        let mut q = pos.clone();
-                        q.to_move = i as u8;
-                        q.no_capture = 0xff;
-                        q.count_legal() == 0
+                    && (0..3).all(|i| {
+                        !s.live[i] || {
+                            let mut q = pos.clone();
+                            q.to_move = i as u8;
+                            q.no_capture = 0xff;
+                            q.count_legal() == 0
+                        }
                     }));
             if !ended {
-                return Err(invalid("V8", "the game is marked over, but two or more seats are live and one can act"));
+                return Err(invalid(
+                    "V8",
+                    "the game is marked over, but two or more seats are live and one can act",
+                ));
             }
         }
     }
     // V9.
     if let Some(_seat) = s.to_move {
         match (o.double, s.actions_left) {
-            (false, Some(_)) => return Err(invalid("V9", "the seat to move is written s:k, but the game is not double")),
+            (false, Some(_)) => {
+                return Err(invalid(
+                    "V9",
+                    "the seat to move is written s:k, but the game is not double",
+                ));
+            }
             (true, None) => return Err(invalid("V9", "a double game writes the seat to move as s:k")),
             (true, Some(k)) => {
                 if s.turn <= 3 && k != 1 {

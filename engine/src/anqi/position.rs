@@ -259,8 +259,6 @@ pub struct AnqiPosition {
     pub(crate) captured: [[u8; 14]; 3],
     /// Identities removed by 收军.
     pub(crate) removed: [u8; 14],
-    /// Whether this is the viewer form.
-    pub(crate) viewer: bool,
 }
 
 /// An unvalidated position: anything parsed from text (§11.3). It becomes an
@@ -314,7 +312,6 @@ impl AnqiPosition {
         p.hidden = SET_COUNTS;
         p.down = 32;
         p.on_board = p.team_counts_of_set();
-        p.viewer = true;
         p
     }
 
@@ -350,7 +347,6 @@ impl AnqiPosition {
             on_board: [0; 3],
             captured: [[0; 14]; 3],
             removed: [0; 14],
-            viewer: false,
         }
     }
 
@@ -404,9 +400,10 @@ impl AnqiPosition {
         self.options
     }
 
-    /// Whether this is the viewer form (face-down identities unknown).
+    /// Whether this is the viewer form: some face-down identity is unknown. (With no
+    /// face-down piece left, both forms are the same position.)
     pub fn is_viewer(&self) -> bool {
-        self.viewer
+        self.board.contains(&UNKNOWN)
     }
 
     /// The viewer form of this position: every face-down identity forgotten (§10.1).
@@ -417,7 +414,6 @@ impl AnqiPosition {
                 *c = UNKNOWN;
             }
         }
-        v.viewer = true;
         v
     }
 
@@ -590,7 +586,11 @@ impl AnqiPosition {
             0 => slide(0..if enhanced { 8 } else { 4 }, &mut mask),
             // Advisor: one diagonal step, or a king's step when enhanced.
             1 => {
-                let steps = if enhanced { t.diag[from] | t.ortho[from] } else { t.diag[from] };
+                let steps = if enhanced {
+                    t.diag[from] | t.ortho[from]
+                } else {
+                    t.diag[from]
+                };
                 mask = self.step_mask(steps, &capturable);
             }
             // Elephant: (±2, ±2) jumping the eye, or a bishop when enhanced.
@@ -753,7 +753,11 @@ impl AnqiPosition {
                 let id = Piece(c - 1);
                 let own = Team(team);
                 if self.team_of_cell(c) != team {
-                    return refuse(Refusal::NotYourTeam { piece: id, at: from, team: own });
+                    return refuse(Refusal::NotYourTeam {
+                        piece: id,
+                        at: from,
+                        team: own,
+                    });
                 }
                 let dest = self.board[to.index()];
                 if is_down(dest) {
@@ -769,7 +773,11 @@ impl AnqiPosition {
                     return refuse(Refusal::RevealedThisTurn(to));
                 }
                 if self.targets(from.index(), c, team) & (1 << to.0) != 0 {
-                    return Ok(if dest == EMPTY { Move::Move { from, to } } else { Move::Capture { from, to } });
+                    return Ok(if dest == EMPTY {
+                        Move::Move { from, to }
+                    } else {
+                        Move::Capture { from, to }
+                    });
                 }
                 refuse(self.why_unreachable(from, to, id, dest))
             }
@@ -810,7 +818,11 @@ impl AnqiPosition {
             return Refusal::NotThisPiecesMove(id);
         }
         if role == Role::Horse && self.options.xqlegs {
-            let leg = if df.abs() == 2 { Point::at(from.file() + df / 2, from.rank()) } else { Point::at(from.file(), from.rank() + dr / 2) };
+            let leg = if df.abs() == 2 {
+                Point::at(from.file() + df / 2, from.rank())
+            } else {
+                Point::at(from.file(), from.rank() + dr / 2)
+            };
             if let Some(leg) = leg {
                 return Refusal::LegBlocked(leg);
             }
@@ -832,7 +844,10 @@ impl AnqiPosition {
         let m = self.check(m)?;
         if let Move::Flip(p) = m {
             if self.board[p.index()] == UNKNOWN {
-                return Err(IllegalAction { action: m, reason: Refusal::IdentityUnknown(p) });
+                return Err(IllegalAction {
+                    action: m,
+                    reason: Refusal::IdentityUnknown(p),
+                });
             }
         }
         let mut out = Outcome::default();
@@ -847,9 +862,16 @@ impl AnqiPosition {
     pub fn play_flip(&mut self, p: Point, identity: Piece) -> Result<Outcome, IllegalAction> {
         let m = self.check(Move::Flip(p))?;
         let c = self.board[p.index()];
-        let ok = if c == UNKNOWN { self.hidden[identity.index()] > 0 } else { c == DOWN | identity.0 };
+        let ok = if c == UNKNOWN {
+            self.hidden[identity.index()] > 0
+        } else {
+            c == DOWN | identity.0
+        };
         if !ok {
-            return Err(IllegalAction { action: m, reason: Refusal::NotInPool(p, identity) });
+            return Err(IllegalAction {
+                action: m,
+                reason: Refusal::NotInPool(p, identity),
+            });
         }
         let mut out = Outcome::default();
         self.act(m, Some(identity), &mut out);
@@ -1246,9 +1268,18 @@ mod tests {
                 assert_eq!(lone(piece, at, std), n, "{piece} on {at}");
             }
         }
-        let enh = Options { enhanced: true, ..Options::default() };
-        for (piece, at, n) in [('K', "a1", 16), ('K', "e3", 20), ('A', "a1", 3), ('A', "e3", 8), ('E', "a1", 4), ('E', "e3", 8)]
-        {
+        let enh = Options {
+            enhanced: true,
+            ..Options::default()
+        };
+        for (piece, at, n) in [
+            ('K', "a1", 16),
+            ('K', "e3", 20),
+            ('A', "a1", 3),
+            ('A', "e3", 8),
+            ('E', "a1", 4),
+            ('E', "e3", 8),
+        ] {
             assert_eq!(lone(piece, at, enh), n, "enhanced {piece} on {at}");
         }
         // Unchanged by enhanced.
@@ -1302,14 +1333,22 @@ mod tests {
             q.board[at("f1")] = f1;
             let t = q.targets(at("a1"), 6, 2);
             assert_eq!(t & (1 << at("f1")) != 0, can, "f1 = {f1}");
-            assert_eq!(t & ((1 << at("g1")) | (1 << at("h1")) | (1 << at("i1"))), 0, "never beyond a second piece");
+            assert_eq!(
+                t & ((1 << at("g1")) | (1 << at("h1")) | (1 << at("i1"))),
+                0,
+                "never beyond a second piece"
+            );
         }
     }
 
     #[test]
     fn xqlegs_blocks_legs_and_eyes() {
         let at = |s: &str| Point::parse(s).unwrap().index();
-        let o = Options { double: true, xqlegs: true, ..Options::default() };
+        let o = Options {
+            double: true,
+            xqlegs: true,
+            ..Options::default()
+        };
         let mut pos = AnqiPosition::empty(o);
         pos.board[at("e3")] = 5; // N
         pos.board[at("e4")] = UNKNOWN; // blocks e3-d5 and e3-f5
