@@ -3,6 +3,7 @@
 //! A pure crate: no IO, no async, no clock, no randomness. Time and
 //! disconnections reach [`game::Game`] as events with timestamps.
 
+pub mod anqi;
 pub mod board;
 pub mod clock;
 pub mod explain;

@@ -22,16 +22,19 @@ pub enum Variant {
     /// 三国象棋: the 184-point board of RULES.md.
     #[default]
     Sanguo,
+    /// 三国暗棋: the 45-point hidden-piece game of RULES-ANQI.md.
+    Anqi,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 1] = [Variant::Sanguo];
+    pub const ALL: [Variant; 2] = [Variant::Sanguo, Variant::Anqi];
 
     /// The name used in APIs and storage.
     pub const fn key(self) -> &'static str {
         match self {
             Variant::Sanguo => "sanguo",
+            Variant::Anqi => "anqi",
         }
     }
 
@@ -39,20 +42,25 @@ impl Variant {
     pub const fn title(self) -> &'static str {
         match self {
             Variant::Sanguo => "三国象棋",
+            Variant::Anqi => "三国暗棋",
         }
     }
 
-    /// The variant's initial position (for 三国象棋, counter-clockwise).
+    /// The variant's initial position (for 三国象棋, in the given direction of play;
+    /// 三国暗棋 has none and gives its default position).
     pub fn initial(self, direction: Direction) -> VariantPosition {
         match self {
             Variant::Sanguo => VariantPosition::Sanguo(crate::position::Position::initial(direction)),
+            Variant::Anqi => self.default_position(),
         }
     }
 
-    /// The position the command-line tools start from when given none.
+    /// The position the command-line tools start from when given none (三国暗棋: the
+    /// initial full position of the sample layout of RULES-ANQI §10.4, split 1).
     pub fn default_position(self) -> VariantPosition {
         match self {
             Variant::Sanguo => self.initial(Direction::Ccw),
+            Variant::Anqi => VariantPosition::Anqi(crate::anqi::AnqiPosition::sample()),
         }
     }
 }
@@ -211,11 +219,58 @@ impl Position for crate::position::Position {
     }
 }
 
+impl Position for crate::anqi::AnqiPosition {
+    type Move = crate::anqi::Move;
+    type MoveList = crate::anqi::MoveList;
+    type ParseError = crate::anqi::ParseError;
+    type PlayError = crate::anqi::IllegalAction;
+    const VARIANT: Variant = Variant::Anqi;
+
+    /// The full form only (`*X` tokens): a viewer position cannot play flips without
+    /// being told identities (use `AnqiPosition::play_flip` and `chance_perft`).
+    fn from_text(text: &str) -> Result<Self, Self::ParseError> {
+        let p = crate::anqi::notation::parse_position(text)?;
+        if p.is_viewer() && p.face_down_count() > 0 {
+            return Err(crate::anqi::ParseError::Invalid {
+                rule: "full form",
+                detail: "this is the viewer form (?): give the full form (*X) to play or count".to_owned(),
+            });
+        }
+        Ok(p)
+    }
+    fn to_text(&self) -> String {
+        crate::anqi::notation::format_position(self)
+    }
+    fn parse_move(&self, text: &str) -> Result<Self::Move, Self::ParseError> {
+        crate::anqi::notation::parse_move(text)
+    }
+    fn legal_moves(&self) -> Self::MoveList {
+        crate::anqi::AnqiPosition::legal_moves(self)
+    }
+    fn play(&mut self, m: Self::Move) -> Result<(), Self::PlayError> {
+        crate::anqi::AnqiPosition::play(self, m).map(drop)
+    }
+    fn play_unchecked(&mut self, m: Self::Move) {
+        crate::anqi::AnqiPosition::play_unchecked(self, m);
+    }
+    fn seat_to_move(&self) -> Option<usize> {
+        crate::anqi::AnqiPosition::seat_to_move(self)
+    }
+    fn perft(&self, depth: u32) -> u64 {
+        crate::anqi::AnqiPosition::perft(self, depth)
+    }
+    fn perft_divide(&self, depth: u32) -> Vec<(Self::Move, u64)> {
+        crate::anqi::AnqiPosition::perft_divide(self, depth)
+    }
+}
+
 /// A position of some variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VariantPosition {
     /// 三国象棋.
     Sanguo(crate::position::Position),
+    /// 三国暗棋 (the full form).
+    Anqi(crate::anqi::AnqiPosition),
 }
 
 /// Runs `$body` with `$p` bound to the position of whichever arm `$vp` is.
@@ -223,6 +278,7 @@ macro_rules! each {
     ($vp:expr, $p:ident => $body:expr) => {
         match $vp {
             VariantPosition::Sanguo($p) => $body,
+            VariantPosition::Anqi($p) => $body,
         }
     };
 }
@@ -255,6 +311,9 @@ impl VariantPosition {
         match variant {
             Variant::Sanguo => Ok(VariantPosition::Sanguo(
                 <crate::position::Position as Position>::from_text(text).map_err(err)?,
+            )),
+            Variant::Anqi => Ok(VariantPosition::Anqi(
+                <crate::anqi::AnqiPosition as Position>::from_text(text).map_err(err)?,
             )),
         }
     }
@@ -299,6 +358,8 @@ impl VariantPosition {
                 let _ = depth;
                 None
             }
+            // RULES-ANQI §12, on the viewer form of the position.
+            VariantPosition::Anqi(p) => Some(crate::anqi::chance_perft(p, depth)),
         }
     }
 }
@@ -319,7 +380,9 @@ mod tests {
     #[test]
     fn the_trait_agrees_with_the_position() {
         let vp = Variant::Sanguo.default_position();
-        let VariantPosition::Sanguo(p) = &vp;
+        let VariantPosition::Sanguo(p) = &vp else {
+            panic!("the default sanguo position")
+        };
         assert_eq!(vp.legal_move_texts().len(), p.legal_moves().len());
         assert_eq!(vp.perft(2), crate::position::perft(p, 2));
         let generic: u64 = {
@@ -341,5 +404,43 @@ mod tests {
         assert_ne!(q, vp);
         assert!(q.play_text(&first).is_err(), "the square is empty now");
         assert_eq!(vp.seat_to_move(), Some(0));
+    }
+
+    #[test]
+    fn anqi_is_a_variant() {
+        assert_eq!("anqi".parse::<Variant>(), Ok(Variant::Anqi));
+        assert_eq!(Variant::Anqi.title(), "三国暗棋");
+        let e = "xiangqi".parse::<Variant>().unwrap_err();
+        assert!(e.to_string().contains("known: sanguo, anqi"), "{e}");
+        let vp = Variant::Anqi.default_position();
+        assert_eq!(vp.variant(), Variant::Anqi);
+        assert_eq!(
+            vp.to_text(),
+            "*e*p*E*e1*p*k*C*N/*c*P*P*r1*a*P*a*n/9/*p*p*P*E1*r*A*C*K/*N*R*P*c1*p*A*R*n 1 --- 123 -/-/- 1 split1"
+        );
+        assert_eq!(VariantPosition::from_text(Variant::Anqi, &vp.to_text()), Ok(vp.clone()));
+        assert_eq!(Variant::Anqi.initial(Direction::Ccw), vp);
+        assert_eq!(vp.legal_move_texts().len(), 32);
+        assert_eq!(vp.legal_move_texts()[0], "+a1");
+        assert_eq!(vp.perft(3), 29_760);
+        assert_eq!(vp.chance_perft(2), Some(192_448));
+        assert_eq!(Variant::Sanguo.default_position().chance_perft(1), None);
+        assert_eq!(vp.seat_to_move(), Some(0));
+        let mut q = vp.clone();
+        for a in ["+g2", "+i2", "+f2", "+h2", "i2-h2"] {
+            q.play_text(a).unwrap_or_else(|e| panic!("{a}: {e}"));
+        }
+        assert_eq!(
+            q.to_text(),
+            "*e*p*E*e1*p*k*C*N/*c*P*P*r1*a*P*a*n/9/*p*p*P*E1rAK1/*N*R*P*c1*p*A*R*n 3 213 123 -/C/- 6 split1"
+        );
+        assert_eq!(q.seat_to_move(), Some(2));
+        let e = q.play_text("+g2=A").unwrap_err();
+        assert!(e.0.contains("may not name"), "{e}");
+        let e = q.play_text("f2xe2").unwrap_err();
+        assert!(e.0.contains("nothing to capture"), "{e}");
+        // The viewer form is refused as a playable text.
+        let viewer = "????1????/????1????/9/????1????/????1???? 1 --- 123 -/-/- 1 split1";
+        assert!(VariantPosition::from_text(Variant::Anqi, viewer).is_err());
     }
 }

@@ -12,6 +12,86 @@ use protocol::{BoardArc, BoardArea, BoardDescription, BoardExtent, BoardLabel, B
 pub fn describe(variant: Variant) -> BoardDescription {
     match variant {
         Variant::Sanguo => sanguo(),
+        Variant::Anqi => anqi(),
+    }
+}
+
+/// 三国暗棋 (RULES-ANQI §1): half a xiangqi board, 9 files × 5 ranks of
+/// points `a1`…`i5` (index 9·(rank − 1) + (file − 1)), no palace, river or
+/// diagonals; the four 4×2 corner blocks where the pieces start face down are
+/// tinted. The board has no home sides: every seat sees it the same way up.
+/// Pieces are identities (upper case red, lower case black), under the owner `*`.
+fn anqi() -> BoardDescription {
+    let name = |f: u8, r: u8| format!("{}{r}", char::from(b'a' + f - 1));
+    let mut points = Vec::new();
+    for r in 1..=5u8 {
+        for f in 1..=9u8 {
+            points.push(BoardPoint {
+                name: name(f, r),
+                index: u32::from(9 * (r - 1) + (f - 1)),
+                x: f64::from(f) - 5.0,
+                y: f64::from(r) - 3.0,
+            });
+        }
+    }
+    let mut segments = Vec::new();
+    for r in 1..=5 {
+        segments.push([name(1, r), name(9, r)]);
+    }
+    for f in 1..=9 {
+        segments.push([name(f, 1), name(f, 5)]);
+    }
+    let areas = [
+        ("sw", (1, 1), (4, 2)),
+        ("se", (6, 1), (9, 2)),
+        ("nw", (1, 4), (4, 5)),
+        ("ne", (6, 4), (9, 5)),
+    ]
+    .into_iter()
+    .map(|(block, (f0, r0), (f1, r1))| BoardArea {
+        class: format!("area area-block block-{block}"),
+        points: vec![name(f0, r0), name(f1, r0), name(f1, r1), name(f0, r1)],
+    })
+    .collect();
+    let chars = [
+        ('K', '帅'),
+        ('A', '仕'),
+        ('E', '相'),
+        ('R', '伡'),
+        ('N', '㐷'),
+        ('C', '炮'),
+        ('P', '兵'),
+        ('k', '将'),
+        ('a', '士'),
+        ('e', '象'),
+        ('r', '车'),
+        ('n', '马'),
+        ('c', '包'),
+        ('p', '卒'),
+    ];
+    BoardDescription {
+        points,
+        segments,
+        dashed: Vec::new(),
+        arcs: Vec::new(),
+        areas,
+        labels: Vec::new(),
+        rings: Vec::new(),
+        views: ["1", "2", "3"]
+            .map(|seat| BoardView {
+                side: seat.to_owned(),
+                rotation: 0.0,
+            })
+            .to_vec(),
+        extent: BoardExtent {
+            half_width: 4.8,
+            top: -2.8,
+            bottom: 2.8,
+        },
+        pieces: BTreeMap::from([(
+            "*".to_owned(),
+            chars.into_iter().map(|(l, c)| (l.to_string(), c.to_string())).collect(),
+        )]),
     }
 }
 
@@ -151,6 +231,22 @@ mod tests {
             }
             assert_eq!(d.views.len(), 3, "{v}: a view per seat");
         }
+    }
+
+    #[test]
+    fn anqi_is_half_a_xiangqi_board() {
+        let d = describe(Variant::Anqi);
+        assert_eq!(d.points.len(), 45);
+        assert_eq!(d.points[22].name, "e3", "the centre is index 22");
+        assert_eq!((d.points[22].x, d.points[22].y), (0.0, 0.0));
+        assert_eq!(d.points[44].name, "i5");
+        assert_eq!(d.segments.len(), 14);
+        assert_eq!(
+            d.areas.iter().map(|a| a.points.len()).sum::<usize>(),
+            16,
+            "four corner blocks"
+        );
+        assert_eq!(d.pieces["*"].len(), 14);
     }
 
     #[test]
