@@ -13,6 +13,7 @@ pub mod position;
 pub mod side;
 pub mod tables;
 pub mod variant;
+pub mod yanyi;
 
 pub use board::{Point, PointSet, board};
 pub use explain::{IllegalMove, Reason};
