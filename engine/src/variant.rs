@@ -19,16 +19,19 @@ pub enum Variant {
     /// 三国象棋: the 184-point board of RULES.md.
     #[default]
     Sanguo,
+    /// 三国演弈棋: the 225-point board of RULES-YANYI.md.
+    Yanyi,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 1] = [Variant::Sanguo];
+    pub const ALL: [Variant; 2] = [Variant::Sanguo, Variant::Yanyi];
 
     /// The name used in APIs and storage.
     pub const fn key(self) -> &'static str {
         match self {
             Variant::Sanguo => "sanguo",
+            Variant::Yanyi => "yanyi",
         }
     }
 
@@ -36,13 +39,15 @@ impl Variant {
     pub const fn title(self) -> &'static str {
         match self {
             Variant::Sanguo => "三国象棋",
+            Variant::Yanyi => "三国演弈棋",
         }
     }
 
-    /// The variant's initial position (for 三国象棋, counter-clockwise).
+    /// The variant's initial position (三国演弈棋 has one direction of play and ignores `direction`).
     pub fn initial(self, direction: Direction) -> VariantPosition {
         match self {
             Variant::Sanguo => VariantPosition::Sanguo(crate::position::Position::initial(direction)),
+            Variant::Yanyi => VariantPosition::Yanyi(crate::yanyi::Position::initial()),
         }
     }
 
@@ -50,6 +55,7 @@ impl Variant {
     pub fn default_position(self) -> VariantPosition {
         match self {
             Variant::Sanguo => self.initial(Direction::Ccw),
+            Variant::Yanyi => self.initial(Direction::Ccw),
         }
     }
 }
@@ -208,11 +214,51 @@ impl Position for crate::position::Position {
     }
 }
 
+impl Position for crate::yanyi::Position {
+    type Move = crate::yanyi::Move;
+    type MoveList = crate::yanyi::MoveList;
+    type ParseError = crate::yanyi::ParseError;
+    type PlayError = crate::yanyi::IllegalMove;
+    const VARIANT: Variant = Variant::Yanyi;
+
+    fn from_text(text: &str) -> Result<Self, Self::ParseError> {
+        crate::yanyi::parse_position(text)
+    }
+    fn to_text(&self) -> String {
+        crate::yanyi::format_position(self)
+    }
+    fn parse_move(&self, text: &str) -> Result<Self::Move, Self::ParseError> {
+        crate::yanyi::parse_move(text)
+    }
+    fn legal_moves(&self) -> Self::MoveList {
+        crate::yanyi::Position::legal_moves(self)
+    }
+    fn play(&mut self, m: Self::Move) -> Result<(), Self::PlayError> {
+        crate::yanyi::Position::play(self, m).map(drop)
+    }
+    fn play_unchecked(&mut self, m: Self::Move) {
+        crate::yanyi::Position::play_unchecked(self, m);
+    }
+    /// The player to move (G, B, R = 0, 1, 2); 汉 never moves, and the next
+    /// player comes from §7.1 step 6 (被将先走), not a fixed cycle.
+    fn seat_to_move(&self) -> Option<usize> {
+        (!crate::yanyi::Position::is_over(self)).then(|| self.turn().index())
+    }
+    fn perft(&self, depth: u32) -> u64 {
+        crate::yanyi::perft(self, depth)
+    }
+    fn perft_divide(&self, depth: u32) -> Vec<(Self::Move, u64)> {
+        crate::yanyi::perft_divide(self, depth)
+    }
+}
+
 /// A position of some variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VariantPosition {
     /// 三国象棋.
     Sanguo(crate::position::Position),
+    /// 三国演弈棋.
+    Yanyi(crate::yanyi::Position),
 }
 
 /// Runs `$body` with `$p` bound to the position of whichever arm `$vp` is.
@@ -220,6 +266,7 @@ macro_rules! each {
     ($vp:expr, $p:ident => $body:expr) => {
         match $vp {
             VariantPosition::Sanguo($p) => $body,
+            VariantPosition::Yanyi($p) => $body,
         }
     };
 }
@@ -252,6 +299,9 @@ impl VariantPosition {
         match variant {
             Variant::Sanguo => Ok(VariantPosition::Sanguo(
                 <crate::position::Position as Position>::from_text(text).map_err(err)?,
+            )),
+            Variant::Yanyi => Ok(VariantPosition::Yanyi(
+                <crate::yanyi::Position as Position>::from_text(text).map_err(err)?,
             )),
         }
     }
@@ -292,7 +342,7 @@ impl VariantPosition {
     /// chance-perft, for variants with hidden information (None for the others).
     pub fn chance_perft(&self, depth: u32) -> Option<u64> {
         match self {
-            VariantPosition::Sanguo(_) => {
+            VariantPosition::Sanguo(_) | VariantPosition::Yanyi(_) => {
                 let _ = depth;
                 None
             }
@@ -316,7 +366,9 @@ mod tests {
     #[test]
     fn the_trait_agrees_with_the_position() {
         let vp = Variant::Sanguo.default_position();
-        let VariantPosition::Sanguo(p) = &vp;
+        let VariantPosition::Sanguo(p) = &vp else {
+            unreachable!()
+        };
         assert_eq!(vp.legal_move_texts().len(), p.legal_moves().len());
         assert_eq!(vp.perft(2), crate::position::perft(p, 2));
         let generic: u64 = {
@@ -338,5 +390,29 @@ mod tests {
         assert_ne!(q, vp);
         assert!(q.play_text(&first).is_err(), "the square is empty now");
         assert_eq!(vp.seat_to_move(), Some(0));
+    }
+
+    #[test]
+    fn yanyi_through_the_enum() {
+        assert_eq!("yanyi".parse::<Variant>(), Ok(Variant::Yanyi));
+        assert_eq!(Variant::Yanyi.title(), "三国演弈棋");
+        let vp = Variant::Yanyi.default_position();
+        assert_eq!(vp.variant(), Variant::Yanyi);
+        assert_eq!(
+            VariantPosition::from_text(Variant::Yanyi, &vp.to_text()),
+            Ok(vp.clone())
+        );
+        assert_eq!(vp.legal_move_texts().len(), 48);
+        assert_eq!(vp.legal_move_texts()[0], "n5-m5");
+        assert_eq!(vp.perft(2), 2304);
+        assert_eq!(vp.chance_perft(1), None);
+        assert_eq!(vp.seat_to_move(), Some(0));
+        let mut q = vp.clone();
+        q.play_text("q12-o13").unwrap();
+        assert_eq!(q.seat_to_move(), Some(1));
+        let e = q.play_text("q13-o13").unwrap_err();
+        assert!(e.to_string().contains("not your piece"), "{e}");
+        let e = VariantPosition::from_text(Variant::Yanyi, "nonsense").unwrap_err();
+        assert!(e.to_string().contains("four fields"), "{e}");
     }
 }

@@ -233,3 +233,75 @@ fn initial_depth_3_out_of_turn_and_depth_4() {
     assert_eq!(out_of_turn, 192);
     assert_eq!(perft(&p, 4), 7_475_436);
 }
+
+#[test]
+fn stalemate_is_absorbed_by_the_last_mover() {
+    let mut p = scenario("RK@i1,RA@i2,BR@c5,GR@h9,GR@j9,GK@q9,BP@i14,BK@i17", "B");
+    let o = p.play(mv("c5-i5")).unwrap();
+    assert_eq!(o.eliminated.len(), 1);
+    let e = o.eliminated[0];
+    assert_eq!(
+        (e.player, e.cause, e.absorbed_by),
+        (Player::R, Cause::Stalemate, Some(Player::B))
+    );
+    assert!(has(&p, "BA@i2"), "{}", format_position(&p));
+    assert_eq!(p.turn(), Player::G);
+    assert_eq!(o.turn_reason, TurnReason::Other);
+}
+
+#[test]
+fn killing_the_emperor_in_phase_2_takes_the_force_without_alliance() {
+    let mut p = scenario("RK@i1,RP@i4,GN@b7,GK@q9", "G");
+    let o = p.play(mv("b7-a9")).unwrap();
+    assert!(o.emperor_killed);
+    assert_eq!(o.alliance, None);
+    assert_eq!(p.alliance(), None);
+    assert!(has(&p, "GR@d7,GC@c9,GR@d9,GR@d11"));
+    assert_eq!(p.turn(), Player::R);
+}
+
+#[test]
+fn alliance_points_by_horse() {
+    // 蜀's horse on the 魏 point allies 蜀 and 魏; the 汉 force goes to 吴.
+    let base = scenario("RK@i1,RP@i4,RN@c7,GP@n9,GK@q9,BN@c11,BP@i14,BK@i17", "R");
+    let mut p = base;
+    let o = p.play(mv("c7-a8")).unwrap();
+    assert_eq!((o.alliance, o.han_to), (Some((Player::B, Player::R)), Some(Player::G)));
+    // ... or on the 吴 point b9: 吴 and 蜀, the force to 魏.
+    let mut p = base;
+    let o = p.play(mv("c7-b9")).unwrap();
+    assert_eq!((o.alliance, o.han_to), (Some((Player::G, Player::R)), Some(Player::B)));
+    // Allies may not capture each other afterwards; the alliance is written in the text.
+    assert!(format_position(&p).contains(" GR "), "{}", format_position(&p));
+    // 吴's horse on its own point does nothing.
+    let mut p = scenario("RK@i1,RP@i4,GN@c7,GN@c11,GP@n9,GK@q9,BP@i14,BK@i17", "G");
+    let o = p.play(mv("c7-b9")).unwrap();
+    assert_eq!(o.alliance, None);
+    assert!(p.han_static());
+    // On a10 (蜀's point) 吴 allies with 蜀 and the chariot d9, now 魏's, does not reach q9 (n9 blocks).
+    let mut p = scenario("RK@i1,RP@i4,GN@c7,GN@c11,GP@n9,GK@q9,BP@i14,BK@i17", "G");
+    let o = p.play(mv("c11-a10")).unwrap();
+    assert_eq!((o.alliance, o.han_to), (Some((Player::G, Player::R)), Some(Player::B)));
+}
+
+#[test]
+fn allies_cannot_capture_each_other_and_never_check() {
+    // 吴 and 魏 allied; 魏's chariot stands on q12 in line with 吴's king: no check.
+    let text = "RK@i1,RP@i4,RR@d7,GN@a8,RC@c9,RR@d9,GP@n9,GK@q9,RR@d11,BR@q12,BP@i14,BK@i17 B GB -";
+    let p = parse_position(text).unwrap();
+    assert!(!p.in_check(Player::G));
+    let e = p.clone().play(mv("q12-q9")).unwrap_err();
+    assert_eq!(
+        e.reason,
+        Reason::KingNeverCaptured(engine::yanyi::Piece::new(Colour::G, engine::yanyi::Role::King))
+    );
+    let text = "RK@i1,RP@i4,RR@d7,GN@a8,RC@c9,RR@d9,GP@n9,GK@q9,RR@d11,BR@q12,GP@q11,BP@i14,BK@i17 B GB -";
+    let p = parse_position(text).unwrap();
+    let e = p.clone().play(mv("q12-q11")).unwrap_err();
+    assert!(
+        matches!(e.reason, Reason::AllyPiece { ally: Player::G, .. }),
+        "{:?}",
+        e.reason
+    );
+    assert!(e.to_string().contains("allies may not capture each other"), "{e}");
+}
