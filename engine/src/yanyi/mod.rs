@@ -13,7 +13,9 @@ pub mod position;
 
 pub use board::{BoardDescription, Point, PointSet, description};
 pub use explain::{IllegalMove, Reason};
-pub use game::YanyiGame;
+pub use game::{
+    Action, Departure, DrawReason, Effect, EliminationReason, Ending, Event, GameError, GameResult, Outcome, YanyiGame,
+};
 pub use notation::{ParseError, format_position, parse_move, parse_position};
 pub use piece::{Colour, Piece, Player, Players, Role};
 pub use position::{

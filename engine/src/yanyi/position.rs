@@ -320,10 +320,8 @@ impl Position {
                         player: pl,
                     });
                 }
-                None => {
-                    if !han.iter().any(|(n, r)| Point::parse(n) == Some(p) && *r == pc.role) {
-                        return Err(PositionError::BadHanPiece { piece: pc, point: p });
-                    }
+                None if !han.iter().any(|(n, r)| Point::parse(n) == Some(p) && *r == pc.role) => {
+                    return Err(PositionError::BadHanPiece { piece: pc, point: p });
                 }
                 _ => {}
             }
