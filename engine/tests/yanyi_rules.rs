@@ -305,3 +305,73 @@ fn allies_cannot_capture_each_other_and_never_check() {
     );
     assert!(e.to_string().contains("allies may not capture each other"), "{e}");
 }
+
+/// The seed's example of 被将先走 (§7.2): 蜀 checks 魏, 魏 answers, 蜀 again; only a
+/// non-checking move of 蜀 gives 吴 the turn.
+#[test]
+fn seed_example_checks_keep_the_turn_between_two() {
+    let mut p = scenario("RK@h1,GP@n9,GK@q9,RR@e15,BK@i17", "R");
+    p.play(mv("e15-e17")).unwrap();
+    assert_eq!(p.turn(), Player::B);
+    assert_eq!(texts(&p.legal_moves()), ["i17-i16"]);
+    let o = p.play(mv("i17-i16")).unwrap();
+    assert_eq!((o.next, o.turn_reason), (Player::R, TurnReason::Cycle));
+    let o = p.play(mv("e17-e16")).unwrap();
+    assert_eq!((o.next, o.turn_reason), (Player::B, TurnReason::Check));
+    p.play(mv("i16-i15")).unwrap();
+    assert_eq!(p.turn(), Player::R);
+    let o = p.play(mv("h1-h2")).unwrap();
+    assert_eq!((o.next, o.turn_reason), (Player::G, TurnReason::Cycle));
+}
+
+/// Every refusal names the rule in the game's words.
+#[test]
+fn refusals_are_explained() {
+    let start = Position::initial();
+    let custom = scenario("RK@i1,RN@e4,GR@a5,GR@d5,GE@m7,GK@o9,GC@o11,GP@o13,BP@i14,BK@i17", "G");
+    let red = scenario("RK@i1,RN@e4,GC@m5,GK@q9,BP@i14,BK@i17", "R");
+    let cases: [(&Position, &str, &str); 14] = [
+        (&start, "i9-i10", "there is no piece on i9"),
+        (&start, "e14-e13", "not your piece"),
+        (&start, "d7-d6", "the static 汉 force never moves by itself"),
+        (&start, "q9-q10", "you cannot capture your own advisor"),
+        (
+            &start,
+            "n9-o9",
+            "a soldier on its 防线 may move forward or sideways, never back",
+        ),
+        (&start, "o12-o5", "blocked: a piece on o6"),
+        (
+            &start,
+            "o12-l12",
+            "on a player's first move a cannon may not leave its camp",
+        ),
+        (&custom, "m7-k5", "an elephant may not leave its camp"),
+        (&custom, "o9-n9", "a king may not leave its palace"),
+        (&custom, "a5-a9", "the emperor 汉 can be taken only by a horse"),
+        (&custom, "d5-d7", "the static 汉 chariot cannot be taken"),
+        (&custom, "o11-o13", "you cannot capture your own soldier"),
+        (&red, "e4-d6", "the horse's 日 must lie wholly on the board"),
+        (
+            &red,
+            "e4-e5",
+            "not this piece's move: a horse moves one 日 (no leg can block it)",
+        ),
+    ];
+    for (pos, m, words) in cases {
+        let mut q = *pos;
+        let e = q.play(mv(m)).expect_err(m);
+        let text = e.to_string();
+        assert!(text.starts_with(&format!("illegal move {m}: ")), "{text}");
+        assert!(text.contains(words), "{m}: {text}");
+        assert_eq!(q, *pos);
+    }
+    // A cannon capture needs exactly one screen; kings are never captured.
+    let p = scenario("RK@i1,RC@e9,GK@q9,GP@p9,GR@o9,BP@i14,BK@i17", "R");
+    let e = p.clone().play(mv("e9-q9")).unwrap_err();
+    assert_eq!(e.reason, Reason::CannonScreen(2));
+    assert!(p.is_legal(mv("e9-p9")), "o9 screens p9");
+    let p = scenario("RK@i1,RC@e9,GK@q9,GR@o9,BP@i14,BK@i17", "R");
+    let e = p.clone().play(mv("e9-q9")).unwrap_err();
+    assert!(e.to_string().contains("kings are never captured"), "{e}");
+}

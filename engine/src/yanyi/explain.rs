@@ -175,6 +175,12 @@ pub fn explain(pos: &Position, m: Move) -> Reason {
         return Reason::NotYourPiece { piece: pc, turn: s };
     }
     if let Some(r) = geometry(pos, s, pc, m) {
+        // A slider that could not get there anyway: if the point holds its own piece, say that.
+        if let (Reason::PathBlocked(_) | Reason::CannonScreen(_), Some(t)) = (&r, pos.piece_at(m.to))
+            && t.colour == s.colour()
+        {
+            return Reason::OwnPiece(t);
+        }
         return r;
     }
     if let Some(t) = pos.piece_at(m.to) {

@@ -193,7 +193,7 @@ pub enum PositionError {
     #[error("first move pending for {0}, who is not live")]
     PendingNotLive(Player),
     /// Two kings face each other with three players live.
-    #[error("the kings of b and r face each other")]
+    #[error("the kings of 魏 and 蜀 face each other while three players are live")]
     KingsFace,
     /// The side to move is not live.
     #[error("the player to move {0} is not live")]
@@ -201,9 +201,6 @@ pub enum PositionError {
     /// The side to move has no legal move (it would have been eliminated).
     #[error("the player to move {0} has no legal move")]
     NoLegalMove(Player),
-    /// With one player left, it must be the one to move.
-    #[error("only {0} is left, so it must be the one to move")]
-    TurnNotWinner(Player),
 }
 
 /// A legal position: placement, player to move, alliance, first-move flags.
@@ -376,9 +373,8 @@ impl Position {
         if !pos.live.contains(s.turn) {
             return Err(PositionError::TurnNotLive(s.turn));
         }
-        if pos.live.count() == 1 {
-            // The winner is to move (no moves).
-        } else if !pos.has_legal_move(s.turn) {
+        // With one player left it is the one to move (the turn is live) and has no moves.
+        if pos.live.count() >= 2 && !pos.has_legal_move(s.turn) {
             return Err(PositionError::NoLegalMove(s.turn));
         }
         Ok(pos)
