@@ -366,6 +366,15 @@ fn refusals_are_explained() {
         assert!(text.contains(words), "{m}: {text}");
         assert_eq!(q, *pos);
     }
+    let e = start.clone().play_as(Player::B, mv("e14-e13")).unwrap_err();
+    assert_eq!(
+        e.reason,
+        Reason::NotYourTurn {
+            player: Player::B,
+            turn: Player::G
+        }
+    );
+    assert!(e.to_string().contains("not your turn"), "{e}");
     // A cannon capture needs exactly one screen; kings are never captured.
     let p = scenario("RK@i1,RC@e9,GK@q9,GP@p9,GR@o9,BP@i14,BK@i17", "R");
     let e = p.clone().play(mv("e9-q9")).unwrap_err();

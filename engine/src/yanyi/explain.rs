@@ -12,6 +12,13 @@ use super::position::{Move, Position};
 pub enum Reason {
     /// Only one player is left.
     GameOver,
+    /// The player asking is not the one to move (被将先走 may have given the turn to another).
+    NotYourTurn {
+        /// Who asked.
+        player: Player,
+        /// Whose turn it is.
+        turn: Player,
+    },
     /// There is no piece on the starting point.
     NoPiece(Point),
     /// The static 汉 force never moves by itself.
@@ -87,6 +94,12 @@ impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Reason::GameOver => write!(f, "the game is over"),
+            Reason::NotYourTurn { player, turn } => write!(
+                f,
+                "not your turn: {} is to move, not {}",
+                player_name(*turn),
+                player_name(*player)
+            ),
             Reason::NoPiece(p) => write!(f, "there is no piece on {p}"),
             Reason::HanNeverMoves(pc) => {
                 write!(f, "the static 汉 force never moves by itself ({pc} belongs to nobody)")

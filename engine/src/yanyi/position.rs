@@ -1008,6 +1008,26 @@ impl Position {
         Ok(self.play_unchecked(m))
     }
 
+    /// [`Position::play`] on behalf of `player`: refused with
+    /// [`Reason::NotYourTurn`](super::explain::Reason::NotYourTurn) when it is not the one to move.
+    pub fn play_as(&mut self, player: Player, m: Move) -> Result<MoveOutcome, super::explain::IllegalMove> {
+        if !self.is_over() && player != self.turn {
+            return Err(super::explain::IllegalMove {
+                mv: m,
+                reason: super::explain::Reason::NotYourTurn {
+                    player,
+                    turn: self.turn,
+                },
+            });
+        }
+        self.play(m)
+    }
+
+    /// Why `m` is refused here (see [`super::explain::explain`]).
+    pub fn explain(&self, m: Move) -> super::explain::Reason {
+        super::explain::explain(self, m)
+    }
+
     /// Removes a player that resigned, ran out of time or abandoned (§9):
     /// its pieces (and any 汉 pieces it held) leave the board, nobody absorbs
     /// them, the alliance ends. If it was to move, the turn passes by §7.1
@@ -1089,4 +1109,61 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
             (m, perft(&next, depth - 1))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Attack by forward generation: put a soldier of `t` on the point (so `s` may capture it)
+    /// and ask whether one of `s`'s pseudo-legal moves lands there.
+    fn attacks_forward(pos: &Position, s: Player, t: Player, point: Point) -> bool {
+        let mut q = *pos;
+        q.take(point);
+        q.put(point, code(t.index(), Role::Soldier));
+        let mut list = MoveList::new();
+        q.gen_pseudo(s, &mut list);
+        list.iter().any(|m| m.to == point)
+    }
+
+    #[test]
+    fn backward_attacks_agree_with_forward_moves() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut checked = 0;
+        for _ in 0..40 {
+            let mut pos = Position::initial();
+            for _ in 0..250 {
+                if pos.is_over() {
+                    break;
+                }
+                for t in pos.live.iter() {
+                    let k = pos.king(t).unwrap();
+                    for s in pos.enemies(t).iter() {
+                        assert_eq!(
+                            pos.attacks(s, k),
+                            attacks_forward(&pos, s, t, k),
+                            "{pos:?}: {s} on {t}'s king {k}"
+                        );
+                        checked += 1;
+                    }
+                }
+                let moves = pos.legal_moves();
+                // Prefer captures to open the board.
+                let caps: Vec<Move> = moves.iter().copied().filter(|m| pos.board[m.to.index()] != 0).collect();
+                let m = if !caps.is_empty() && rnd(2) == 0 {
+                    caps[rnd(caps.len())]
+                } else {
+                    moves[rnd(moves.len())]
+                };
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
 }
