@@ -184,3 +184,28 @@ fn aggressive_playouts_reach_every_event() {
         "{alliances} {kills} {eliminations} {absorbed}"
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Parsing never panics; whatever parses is canonical after one round.
+    #[test]
+    fn parsing_never_panics(
+        tokens in proptest::collection::vec(("[GBRYX][KAENRCPQ]@[a-r][0-9]{1,2}", any::<bool>()), 0..12),
+        turn in "[GBRX]",
+        alliance in "(-|GB|GR|BR|BG|X)",
+        pending in "(-|G|B|R|GB|GR|BR|GBR|RG)",
+    ) {
+        let base = ["GK@q9", "BK@i17", "RK@i1", "BP@i14", "YK@a9"];
+        let mut all: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+        for (t, keep) in tokens {
+            if keep { all.push(t); }
+        }
+        let text = format!("{} {turn} {alliance} {pending}", all.join(","));
+        if let Ok(p) = parse_position(&text) {
+            let canon = format_position(&p);
+            prop_assert_eq!(parse_position(&canon).unwrap(), p);
+        }
+        let _ = engine::yanyi::parse_move(&text);
+    }
+}

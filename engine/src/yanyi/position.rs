@@ -1154,6 +1154,14 @@ mod tests {
                     }
                 }
                 let moves = pos.legal_moves();
+                // The in-place legality test agrees with the full procedure on a copy.
+                let mut pseudo = MoveList::new();
+                pos.gen_pseudo(pos.turn, &mut pseudo);
+                for m in &pseudo {
+                    let mut after = pos;
+                    after.apply_steps_1_to_3(pos.turn, *m);
+                    assert_eq!(after.legal_after_steps(pos.turn), moves.contains(m), "{pos:?}: {m}");
+                }
                 // Prefer captures to open the board.
                 let caps: Vec<Move> = moves.iter().copied().filter(|m| pos.board[m.to.index()] != 0).collect();
                 let m = if !caps.is_empty() && rnd(2) == 0 {
