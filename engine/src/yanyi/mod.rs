@@ -16,7 +16,7 @@ pub use explain::{IllegalMove, Reason};
 pub use game::{
     Action, Departure, DrawReason, Effect, EliminationReason, Ending, Event, GameError, GameResult, Outcome, YanyiGame,
 };
-pub use notation::{ParseError, format_position, parse_move, parse_position};
+pub use notation::{ParseError, chinese_move, format_position, parse_move, parse_position};
 pub use piece::{Colour, Piece, Player, Players, Role};
 pub use position::{
     Cause, Elimination, MAX_MOVES, Move, MoveList, MoveOutcome, Position, PositionError, Setup, TurnReason, perft,

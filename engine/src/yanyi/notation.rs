@@ -155,3 +155,87 @@ pub fn format_position(pos: &Position) -> String {
         pos.pending().letters()
     )
 }
+
+/// The line (1–17) a point stands on, as `player` numbers the lines that run
+/// toward its front, from its right hand (§10.5): 蜀 q = 1 … a = 17, 魏 a = 1 … q = 17,
+/// 吴 rank 17 = 1 … rank 1 = 17.
+pub fn chinese_line(player: Player, p: Point) -> u8 {
+    match player {
+        Player::R => 17 - p.x(),
+        Player::B => p.x() + 1,
+        Player::G => 18 - p.rank(),
+    }
+}
+
+/// The Chinese name of a role, a king by its kingdom.
+pub fn chinese_name(player: Player, role: Role) -> &'static str {
+    match role {
+        Role::King => player.colour().kingdom(),
+        Role::Advisor => "士",
+        Role::Elephant => "相",
+        Role::Horse => "马",
+        Role::Chariot => "车",
+        Role::Cannon => "炮",
+        Role::Soldier => "兵",
+    }
+}
+
+/// The optional Chinese display of a move (§10.5), e.g. `炮12平13`; never on the wire.
+/// `None` when no player's piece stands on the move's starting point.
+pub fn chinese_move(pos: &Position, m: Move) -> Option<String> {
+    let pc = pos.piece_at(m.from)?;
+    let player = pc.colour.player()?;
+    let c = player.colour();
+    let name = chinese_name(player, pc.role);
+    let (lf, lt) = (chinese_line(player, m.from), chinese_line(player, m.to));
+    let progress = super::board::depth(c, m.to) - super::board::depth(c, m.from);
+    // Like pieces on the starting line, the one furthest forward first.
+    let mut same: Vec<Point> = pos
+        .pieces_of(c)
+        .iter()
+        .filter(|q| pos.piece_at(*q) == Some(pc) && chinese_line(player, *q) == lf)
+        .collect();
+    same.sort_by_key(|q| std::cmp::Reverse(super::board::depth(c, *q)));
+    let prefix = if same.len() < 2 {
+        format!("{name}{lf}")
+    } else {
+        let i = same.iter().position(|q| *q == m.from).unwrap_or(0);
+        let order: &[&str] = match same.len() {
+            2 => &["前", "后"],
+            3 => &["前", "中", "后"],
+            _ => &["一", "二", "三", "四", "五", "六", "七", "八", "九"],
+        };
+        format!("{}{name}", order.get(i).copied().unwrap_or("后"))
+    };
+    let by_line = matches!(pc.role, Role::Horse | Role::Elephant | Role::Advisor);
+    let (verb, n) = match progress.signum() {
+        0 => ("平", i32::from(lt)),
+        1 => ("进", if by_line { i32::from(lt) } else { progress }),
+        _ => ("退", if by_line { i32::from(lt) } else { -progress }),
+    };
+    Some(format!("{prefix}{verb}{n}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chinese_display() {
+        let p = Position::initial();
+        let m = |s: &str| parse_move(s).unwrap();
+        // 吴 faces west: its lines are ranks, rank 17 = 1; forward = west.
+        assert_eq!(chinese_move(&p, m("o12-m12")).unwrap(), "炮6进2");
+        assert_eq!(chinese_move(&p, m("o12-n12")).unwrap(), "炮6进1");
+        assert_eq!(chinese_move(&p, m("q12-o13")).unwrap(), "马6进5");
+        assert_eq!(chinese_move(&p, m("n9-m9")).unwrap(), "兵9进1");
+        assert_eq!(chinese_move(&p, m("n9-n10")).unwrap(), "兵9平8");
+        assert_eq!(chinese_move(&p, m("q9-p9")).unwrap(), "吴9进1");
+        assert_eq!(chinese_move(&p, m("o6-o11")).unwrap(), "炮12平7");
+        // 蜀 faces north: q = 1 … a = 17.
+        let after = parse_position(&format!("{} R - R", super::super::position::INITIAL_PLACEMENT)).unwrap();
+        assert_eq!(chinese_move(&after, m("f3-f5")).unwrap(), "炮12进2");
+        assert_eq!(chinese_move(&after, m("l1-k3")).unwrap(), "马6进7");
+        assert_eq!(chinese_move(&p, m("d7-d6")), None);
+    }
+}
