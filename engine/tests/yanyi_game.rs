@@ -62,6 +62,7 @@ fn resignation_off_turn_keeps_the_move() {
         [Some(Outcome::Loss), Some(Outcome::Loss), Some(Outcome::Win)]
     );
     assert_eq!(r.eliminations.len(), 2);
+    assert_eq!(r.placing(), [Some(2), Some(3), Some(1)]);
 }
 
 #[test]

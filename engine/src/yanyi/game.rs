@@ -175,6 +175,33 @@ pub struct GameResult {
     pub eliminations: Vec<Departure>,
 }
 
+impl GameResult {
+    /// The placing of each seat (G, B, R): 1 for the winner (or for every
+    /// player who drew), then the eliminated in reverse order of elimination
+    /// (the first one out places last). `None` for all when aborted.
+    pub fn placing(&self) -> [Option<u8>; 3] {
+        if matches!(self.ending, Ending::Aborted { .. }) {
+            return [None; 3];
+        }
+        let mut out = [None; 3];
+        let mut top = 0u8;
+        for (i, o) in self.outcomes.iter().enumerate() {
+            if matches!(o, Some(Outcome::Win | Outcome::Draw)) {
+                out[i] = Some(1);
+                top += 1;
+            }
+        }
+        let mut next = top + 1;
+        for d in self.eliminations.iter().rev() {
+            if out[d.player.index()].is_none() {
+                out[d.player.index()] = Some(next);
+                next += 1;
+            }
+        }
+        out
+    }
+}
+
 /// What an accepted event did, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Effect {
