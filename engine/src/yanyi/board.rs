@@ -682,6 +682,17 @@ mod tests {
         assert_eq!(pairs / 2, 416);
         let horse: usize = t.horse.iter().map(|s| s.len as usize).sum();
         assert_eq!(horse, 1408);
+        // §11: 1,440 with a destination-only horse.
+        let dest_only: usize = Point::all()
+            .map(|p| {
+                let (x, y) = (i32::from(p.x()), i32::from(p.y()));
+                [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)]
+                    .iter()
+                    .filter(|(dx, dy)| is_point(x + dx, y + dy))
+                    .count()
+            })
+            .sum();
+        assert_eq!(dest_only, 1440);
         assert_eq!(t.elephant_points.len(), 21);
         assert_eq!(t.advisor_points.len(), 15);
         for p in Point::all() {
