@@ -38,9 +38,12 @@ impl fmt::Debug for Move {
     }
 }
 
-/// Upper bound on the moves of one player in any position (a player can hold
-/// its own pieces, the 汉 force and an absorbed army; sliders dominate).
-pub const MAX_MOVES: usize = 640;
+/// Upper bound on the moves of one player in any position a text can give (no
+/// piece counts are limited there): a move uses one horse edge (704 pairs), one
+/// neighbour pair (416, soldiers and kings), one elephant or advisor pair (< 40)
+/// or, per target point and direction, the nearest slider or the cannon behind
+/// the screen (225 × 4 × 2): fewer than 3,000. Real games stay under 500.
+pub const MAX_MOVES: usize = 4096;
 
 /// A fixed-capacity list of moves: move generation never allocates.
 pub type MoveList = ArrayVec<Move, MAX_MOVES>;
