@@ -209,3 +209,29 @@ proptest! {
         let _ = engine::yanyi::parse_move(&text);
     }
 }
+
+/// A crowded text (more chariots than a game can have) still generates without overflow.
+#[test]
+fn crowded_positions_do_not_overflow() {
+    let mut tokens = vec![
+        "RK@i1".to_owned(),
+        "BK@i17".to_owned(),
+        "BP@i14".to_owned(),
+        "GK@q9".to_owned(),
+    ];
+    for p in engine::yanyi::Point::all() {
+        let (x, y) = (p.x(), p.y());
+        if (x % 2 == 0 && y % 2 == 1)
+            && !["i1", "i17", "i14", "q9", "i15", "i16", "i2", "i3"].contains(&p.to_string().as_str())
+        {
+            let c = "G";
+            let r = if x % 4 == 0 { "R" } else { "N" };
+            tokens.push(format!("{c}{r}@{p}"));
+        }
+    }
+    let text = format!("{} G BR -", tokens.join(","));
+    let p = parse_position(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let n = p.legal_moves().len();
+    assert!(n > 500, "{n}");
+    assert!(perft(&p, 2) > 0);
+}
