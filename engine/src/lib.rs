@@ -1,4 +1,5 @@
-//! The rules of Three Kingdoms chess (三国象棋) as `shared/RULES.md` reads them.
+//! The rules of Three Kingdoms chess (三国象棋) as `shared/RULES.md` reads them,
+//! and in [`yanyi`] those of 三国演弈棋 as `shared/RULES-YANYI.md` reads them.
 //!
 //! A pure crate: no IO, no async, no clock, no randomness. Time and
 //! disconnections reach [`game::Game`] as events with timestamps.
@@ -14,6 +15,7 @@ pub mod position;
 pub mod side;
 pub mod tables;
 pub mod variant;
+pub mod yanyi;
 
 pub use board::{Point, PointSet, board};
 pub use explain::{IllegalMove, Reason};

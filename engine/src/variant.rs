@@ -24,17 +24,20 @@ pub enum Variant {
     Sanguo,
     /// 三国暗棋: the 45-point hidden-piece game of RULES-ANQI.md.
     Anqi,
+    /// 三国演弈棋: the 225-point board of RULES-YANYI.md.
+    Yanyi,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 2] = [Variant::Sanguo, Variant::Anqi];
+    pub const ALL: [Variant; 3] = [Variant::Sanguo, Variant::Anqi, Variant::Yanyi];
 
     /// The name used in APIs and storage.
     pub const fn key(self) -> &'static str {
         match self {
             Variant::Sanguo => "sanguo",
             Variant::Anqi => "anqi",
+            Variant::Yanyi => "yanyi",
         }
     }
 
@@ -43,15 +46,18 @@ impl Variant {
         match self {
             Variant::Sanguo => "三国象棋",
             Variant::Anqi => "三国暗棋",
+            Variant::Yanyi => "三国演弈棋",
         }
     }
 
     /// The variant's initial position (for 三国象棋, in the given direction of play;
-    /// 三国暗棋 has none and gives its default position).
+    /// 三国暗棋 has none and gives its default position; 三国演弈棋 has one direction
+    /// of play and ignores `direction`).
     pub fn initial(self, direction: Direction) -> VariantPosition {
         match self {
             Variant::Sanguo => VariantPosition::Sanguo(crate::position::Position::initial(direction)),
             Variant::Anqi => self.default_position(),
+            Variant::Yanyi => VariantPosition::Yanyi(crate::yanyi::Position::initial()),
         }
     }
 
@@ -61,6 +67,7 @@ impl Variant {
         match self {
             Variant::Sanguo => self.initial(Direction::Ccw),
             Variant::Anqi => VariantPosition::Anqi(crate::anqi::AnqiPosition::sample()),
+            Variant::Yanyi => self.initial(Direction::Ccw),
         }
     }
 }
@@ -264,6 +271,44 @@ impl Position for crate::anqi::AnqiPosition {
     }
 }
 
+impl Position for crate::yanyi::Position {
+    type Move = crate::yanyi::Move;
+    type MoveList = crate::yanyi::MoveList;
+    type ParseError = crate::yanyi::ParseError;
+    type PlayError = crate::yanyi::IllegalMove;
+    const VARIANT: Variant = Variant::Yanyi;
+
+    fn from_text(text: &str) -> Result<Self, Self::ParseError> {
+        crate::yanyi::parse_position(text)
+    }
+    fn to_text(&self) -> String {
+        crate::yanyi::format_position(self)
+    }
+    fn parse_move(&self, text: &str) -> Result<Self::Move, Self::ParseError> {
+        crate::yanyi::parse_move(text)
+    }
+    fn legal_moves(&self) -> Self::MoveList {
+        crate::yanyi::Position::legal_moves(self)
+    }
+    fn play(&mut self, m: Self::Move) -> Result<(), Self::PlayError> {
+        crate::yanyi::Position::play(self, m).map(drop)
+    }
+    fn play_unchecked(&mut self, m: Self::Move) {
+        crate::yanyi::Position::play_unchecked(self, m);
+    }
+    /// The player to move (G, B, R = 0, 1, 2); 汉 never moves, and the next
+    /// player comes from §7.1 step 6 (被将先走), not a fixed cycle.
+    fn seat_to_move(&self) -> Option<usize> {
+        (!crate::yanyi::Position::is_over(self)).then(|| self.turn().index())
+    }
+    fn perft(&self, depth: u32) -> u64 {
+        crate::yanyi::perft(self, depth)
+    }
+    fn perft_divide(&self, depth: u32) -> Vec<(Self::Move, u64)> {
+        crate::yanyi::perft_divide(self, depth)
+    }
+}
+
 /// A position of some variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VariantPosition {
@@ -271,6 +316,8 @@ pub enum VariantPosition {
     Sanguo(crate::position::Position),
     /// 三国暗棋 (the full form).
     Anqi(crate::anqi::AnqiPosition),
+    /// 三国演弈棋.
+    Yanyi(crate::yanyi::Position),
 }
 
 /// Runs `$body` with `$p` bound to the position of whichever arm `$vp` is.
@@ -279,6 +326,7 @@ macro_rules! each {
         match $vp {
             VariantPosition::Sanguo($p) => $body,
             VariantPosition::Anqi($p) => $body,
+            VariantPosition::Yanyi($p) => $body,
         }
     };
 }
@@ -314,6 +362,9 @@ impl VariantPosition {
             )),
             Variant::Anqi => Ok(VariantPosition::Anqi(
                 <crate::anqi::AnqiPosition as Position>::from_text(text).map_err(err)?,
+            )),
+            Variant::Yanyi => Ok(VariantPosition::Yanyi(
+                <crate::yanyi::Position as Position>::from_text(text).map_err(err)?,
             )),
         }
     }
@@ -354,7 +405,7 @@ impl VariantPosition {
     /// chance-perft, for variants with hidden information (None for the others).
     pub fn chance_perft(&self, depth: u32) -> Option<u64> {
         match self {
-            VariantPosition::Sanguo(_) => {
+            VariantPosition::Sanguo(_) | VariantPosition::Yanyi(_) => {
                 let _ = depth;
                 None
             }
@@ -411,7 +462,7 @@ mod tests {
         assert_eq!("anqi".parse::<Variant>(), Ok(Variant::Anqi));
         assert_eq!(Variant::Anqi.title(), "三国暗棋");
         let e = "xiangqi".parse::<Variant>().unwrap_err();
-        assert!(e.to_string().contains("known: sanguo, anqi"), "{e}");
+        assert!(e.to_string().contains("known: sanguo, anqi, yanyi"), "{e}");
         let vp = Variant::Anqi.default_position();
         assert_eq!(vp.variant(), Variant::Anqi);
         assert_eq!(
@@ -442,5 +493,29 @@ mod tests {
         // The viewer form is refused as a playable text.
         let viewer = "????1????/????1????/9/????1????/????1???? 1 --- 123 -/-/- 1 split1";
         assert!(VariantPosition::from_text(Variant::Anqi, viewer).is_err());
+    }
+
+    #[test]
+    fn yanyi_through_the_enum() {
+        assert_eq!("yanyi".parse::<Variant>(), Ok(Variant::Yanyi));
+        assert_eq!(Variant::Yanyi.title(), "三国演弈棋");
+        let vp = Variant::Yanyi.default_position();
+        assert_eq!(vp.variant(), Variant::Yanyi);
+        assert_eq!(
+            VariantPosition::from_text(Variant::Yanyi, &vp.to_text()),
+            Ok(vp.clone())
+        );
+        assert_eq!(vp.legal_move_texts().len(), 48);
+        assert_eq!(vp.legal_move_texts()[0], "n5-m5");
+        assert_eq!(vp.perft(2), 2304);
+        assert_eq!(vp.chance_perft(1), None);
+        assert_eq!(vp.seat_to_move(), Some(0));
+        let mut q = vp.clone();
+        q.play_text("q12-o13").unwrap();
+        assert_eq!(q.seat_to_move(), Some(1));
+        let e = q.play_text("q13-o13").unwrap_err();
+        assert!(e.to_string().contains("not your piece"), "{e}");
+        let e = VariantPosition::from_text(Variant::Yanyi, "nonsense").unwrap_err();
+        assert!(e.to_string().contains("four fields"), "{e}");
     }
 }

@@ -13,6 +13,140 @@ pub fn describe(variant: Variant) -> BoardDescription {
     match variant {
         Variant::Sanguo => sanguo(),
         Variant::Anqi => anqi(),
+        Variant::Yanyi => yanyi(),
+    }
+}
+
+/// 三国演弈棋 (RULES-YANYI §2), from the engine's own description
+/// (`engine::yanyi::board::description`): the 17×17 cross, camps, 防线 and
+/// 国境线, palaces with their diagonals (the 汉 palace's too), 中原, the three
+/// 结盟点 labelled 魏/蜀/吴 and the corner peoples. The engine draws x east and
+/// y south from the north-west corner; here the centre `i9` is the origin and y
+/// points up. Each seat's view turns its camp to the bottom: 蜀 south (0°),
+/// 吴 east (90°), 魏 north (180°).
+fn yanyi() -> BoardDescription {
+    use engine::yanyi::board::description;
+    let d = description();
+    let at = |(x, y): (f64, f64)| (x - 8.0, 8.0 - y);
+    let name = |p: engine::yanyi::Point| p.to_string();
+    let points = d
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let (x, y) = at(p.coords);
+            BoardPoint {
+                name: p.name.clone(),
+                index: i as u32,
+                x,
+                y,
+            }
+        })
+        .collect();
+    let coords: std::collections::HashMap<String, (f64, f64)> =
+        d.points.iter().map(|p| (p.name.clone(), p.coords)).collect();
+    let segments = d
+        .lines
+        .iter()
+        .chain(&d.diagonals)
+        .map(|&(a, b)| [name(a), name(b)])
+        .collect();
+    let mut areas = Vec::new();
+    for r in &d.regions {
+        let colour = r.colour.map_or("centre".to_owned(), |c| c.letter().to_string());
+        let names: Vec<String> = r.points.iter().map(|&p| name(p)).collect();
+        // A region is a point set; an area is drawn through its outline's corners
+        // (every region here is a rectangle of points, or a row of them).
+        let xy = |n: &String| coords[n];
+        let (min_x, max_x, min_y, max_y) = names
+            .iter()
+            .map(xy)
+            .fold((f64::MAX, f64::MIN, f64::MAX, f64::MIN), |(a, b, c, d), (x, y)| {
+                (a.min(x), b.max(x), c.min(y), d.max(y))
+            });
+        let corner = |x: f64, y: f64| names.iter().find(|n| xy(n) == (x, y)).cloned().unwrap_or_default();
+        let mut outline = vec![
+            corner(min_x, min_y),
+            corner(max_x, min_y),
+            corner(max_x, max_y),
+            corner(min_x, max_y),
+        ];
+        outline.dedup();
+        if outline.first() == outline.last() && outline.len() > 1 {
+            outline.pop();
+        }
+        outline.retain(|n| !n.is_empty());
+        let kind = r.kind.replace(' ', "-");
+        areas.push(BoardArea {
+            class: format!("area {kind} {kind}-{colour}"),
+            points: outline,
+        });
+    }
+    let mut labels: Vec<BoardLabel> = d
+        .alliance_points
+        .iter()
+        .map(|&(p, player, text)| {
+            let (x, y) = at(coords[&name(p)]);
+            BoardLabel {
+                text: text.to_owned(),
+                x,
+                y: y - 0.45,
+                class: format!("alliance-label label-{}", player.letter()),
+            }
+        })
+        .collect();
+    labels.extend(d.corners.iter().map(|&(text, c)| {
+        let (x, y) = at(c);
+        BoardLabel {
+            text: text.to_owned(),
+            x,
+            y,
+            class: "corner-label".to_owned(),
+        }
+    }));
+    let chars = |k: char, a: char, e: char, p: char| {
+        [
+            ('K', k),
+            ('A', a),
+            ('E', e),
+            ('N', '马'),
+            ('R', '车'),
+            ('C', '炮'),
+            ('P', p),
+        ]
+        .into_iter()
+        .map(|(l, c)| (l.to_string(), c.to_string()))
+        .collect::<BTreeMap<_, _>>()
+    };
+    let han = [('K', '汉'), ('R', '车'), ('C', '炮')]
+        .into_iter()
+        .map(|(l, c)| (l.to_string(), c.to_string()))
+        .collect();
+    BoardDescription {
+        points,
+        segments,
+        dashed: Vec::new(),
+        arcs: Vec::new(),
+        areas,
+        labels,
+        rings: d.alliance_points.iter().map(|&(p, _, _)| name(p)).collect(),
+        views: [("G", 90.0), ("B", 180.0), ("R", 0.0)]
+            .map(|(side, rotation)| BoardView {
+                side: side.to_owned(),
+                rotation,
+            })
+            .to_vec(),
+        extent: BoardExtent {
+            half_width: 8.8,
+            top: -8.8,
+            bottom: 8.8,
+        },
+        pieces: BTreeMap::from([
+            ("G".to_owned(), chars('吴', '士', '相', '兵')),
+            ("B".to_owned(), chars('魏', '士', '象', '卒')),
+            ("R".to_owned(), chars('蜀', '仕', '相', '兵')),
+            ("Y".to_owned(), han),
+        ]),
     }
 }
 
@@ -247,6 +381,34 @@ mod tests {
             "four corner blocks"
         );
         assert_eq!(d.pieces["*"].len(), 14);
+    }
+
+    #[test]
+    fn yanyi_has_225_points_and_its_regions() {
+        let d = describe(Variant::Yanyi);
+        assert_eq!(d.points.len(), 225);
+        let by = |n: &str| d.points.iter().find(|p| p.name == n).unwrap();
+        assert_eq!((by("i9").x, by("i9").y), (0.0, 0.0), "the centre");
+        assert_eq!((by("i1").x, by("i1").y), (0.0, -8.0), "蜀's king at the south edge");
+        assert_eq!((by("q9").x, by("q9").y), (8.0, 0.0), "吴 east");
+        assert_eq!((by("a9").x, by("a9").y), (-8.0, 0.0), "the emperor west");
+        assert_eq!(d.segments.len(), 416 + 16);
+        assert_eq!(d.rings.len(), 3, "three 结盟点");
+        let alliance: Vec<&str> = d
+            .labels
+            .iter()
+            .filter(|l| l.class.starts_with("alliance"))
+            .map(|l| l.text.as_str())
+            .collect();
+        assert_eq!(alliance.len(), 3);
+        for k in ["魏", "蜀", "吴"] {
+            assert!(alliance.contains(&k), "{alliance:?}");
+        }
+        for kind in ["camp", "defence-line", "border-line", "palace", "central-block"] {
+            assert!(d.areas.iter().any(|a| a.class.contains(kind)), "{kind}");
+        }
+        assert!(d.areas.iter().all(|a| a.points.len() >= 2), "{:?}", d.areas);
+        assert_eq!(d.pieces["Y"]["K"], "汉");
     }
 
     #[test]

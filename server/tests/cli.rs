@@ -105,3 +105,54 @@ fn tables_equal_the_reference_files() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn yanyi_moves_of_the_start_position() {
+    let o = sanguo(&["moves", "--variant", "yanyi"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 48);
+    assert_eq!(lines[0], "n5-m5", "canonical order: by from index, then to index");
+    assert_eq!(lines[47], "q13-p13");
+}
+
+#[test]
+fn yanyi_play_prints_the_position_and_refuses_illegal_moves() {
+    let o = sanguo(&["play", "--variant", "yanyi", "q12-o13", "e14-e13"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("GN@o13") && text.contains("BP@e13"), "{text}");
+    assert!(text.trim_end().ends_with(" R - R"), "{text}");
+
+    let o = sanguo(&["play", "--variant", "yanyi", "q12-o13", "q13-o13"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("q13-o13") && err.contains("not your piece"), "{err}");
+
+    let o = sanguo(&["play", "--variant", "yanyi", "o12-l12"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("o12-l12") && err.contains("first move"), "{err}");
+
+    let o = sanguo(&["play", "--variant", "yanyi", "o12-o5"]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("o12-o5") && err.contains("blocked: a piece on o6"),
+        "{err}"
+    );
+}
+
+#[test]
+fn yanyi_perft_totals() {
+    let o = sanguo(&["perft", "--variant", "yanyi", "3"]);
+    assert_eq!(stdout(&o).trim(), "110208", "{}", stderr(&o));
+    let o = sanguo(&["perft", "--variant", "yanyi", "2", "--divide"]);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 49);
+    assert_eq!(*lines.last().unwrap(), "2304");
+    // Scenario 1 of RULES-YANYI §11, given as text.
+    let pos = "RK@h1,RP@i4,GP@n9,GK@q9,RC@i10,BP@i14,BA@h17,BK@i17,BA@j17,YR@d7,YK@a9,YC@c9,YR@d9,YR@d11 B - -";
+    let o = sanguo(&["perft", "--variant", "yanyi", "--position", pos, "1"]);
+    assert_eq!(stdout(&o).trim(), "4", "{}", stderr(&o));
+}
