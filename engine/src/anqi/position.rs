@@ -384,7 +384,7 @@ impl AnqiPosition {
             to_move: self.seat_to_move(),
             actions_left: (self.options.double && !self.is_over()).then_some(self.left),
             no_capture: self.no_capture_point(),
-            teams: self.teams.map(|t| Team::new(t)),
+            teams: self.teams.map(Team::new),
             live: [0, 1, 2].map(|s| self.is_live(s)),
             captured: [0, 1, 2].map(|s| list(&self.captured[s])),
             removed: list(&self.removed),
@@ -446,7 +446,7 @@ impl AnqiPosition {
     /// The point whose piece the first action of this double turn revealed and which may
     /// not be captured this turn (`s:1:p`, R-19).
     pub fn no_capture_point(&self) -> Option<Point> {
-        (self.no_capture != NONE).then(|| Point(self.no_capture))
+        (self.no_capture != NONE).then_some(Point(self.no_capture))
     }
 
     /// The team seat s holds, if any.
