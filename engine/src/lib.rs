@@ -1,4 +1,5 @@
-//! The rules of Three Kingdoms chess (三国象棋) as `shared/RULES.md` reads them.
+//! The rules of Three Kingdoms chess (三国象棋) as `shared/RULES.md` reads them,
+//! and of its other game systems: [`anqi`] (三国暗棋, `shared/RULES-ANQI.md`).
 //!
 //! A pure crate: no IO, no async, no clock, no randomness. Time and
 //! disconnections reach [`game::Game`] as events with timestamps.

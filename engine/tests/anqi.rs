@@ -690,3 +690,110 @@ fn the_no_progress_rule_counts_turns() {
     assert_eq!(n, 30);
     assert_eq!(g.result().unwrap().reason, EndReason::NoProgress);
 }
+
+#[test]
+fn random_games_verify_and_replay() {
+    let settings = [
+        Settings::default(),
+        Settings {
+            mode: Mode::Shoujun,
+            ..Settings::default()
+        },
+        Settings {
+            mode: Mode::Race { target: 200 },
+            scoring: DeadlockScoring::RemainingPoints,
+            no_progress_rounds: 10,
+        },
+        Settings {
+            scoring: DeadlockScoring::RemainingCount,
+            no_progress_rounds: 10,
+            ..Settings::default()
+        },
+    ];
+    let mut ends = std::collections::BTreeMap::new();
+    for seed in 1..=80u64 {
+        let layout = layout_from(seed * 7919);
+        let options = OPTION_SETS[(seed % 6) as usize];
+        let teams = (seed % 5 == 0).then(|| [3, 2, 1].map(|t| Team::new(t).unwrap()));
+        let initial = match teams {
+            Some(t) => AnqiPosition::from_layout_assigned(&layout, options, t).unwrap(),
+            None => AnqiPosition::from_layout(&layout, options),
+        };
+        let config = GameConfig {
+            options,
+            teams,
+            settings: settings[(seed % 4) as usize],
+        };
+        let mut g = AnqiGame::new(initial, config.settings);
+        let layout_text = deal::layout_text(&layout);
+        g.set_deal(&layout_text, SALT);
+        let mut s = seed;
+        let mut rnd = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let mut steps = 0;
+        while !g.is_over() && steps < 20000 {
+            steps += 1;
+            let r = rnd();
+            let to_move = g.position().seat_to_move().unwrap();
+            let command = if r % 400 == 0 {
+                Command::Resign
+            } else if r % 450 == 1 {
+                Command::Propose
+            } else if r % 97 == 2 && g.pending_proposal().is_some() {
+                Command::Answer { accept: r % 2 == 0 }
+            } else {
+                let moves = g.position().legal_moves();
+                // Prefer captures, so that games end.
+                let caps: Vec<Move> = moves
+                    .iter()
+                    .copied()
+                    .filter(|m| matches!(m, Move::Capture { .. }))
+                    .collect();
+                Command::Play(if !caps.is_empty() && r % 3 != 0 {
+                    caps[(r >> 8) as usize % caps.len()]
+                } else {
+                    moves[(r >> 8) as usize % moves.len()]
+                })
+            };
+            let seat = match command {
+                Command::Answer { .. } => (0..3)
+                    .find(|&x| g.position().is_live(x) && !g.pending_proposal().unwrap().1[x])
+                    .unwrap_or(to_move),
+                Command::Propose => (r as usize >> 3) % 3,
+                _ => to_move,
+            };
+            let _ = g.apply(Input {
+                seat,
+                command,
+                at: steps,
+            });
+        }
+        assert!(g.is_over(), "seed {seed}: not over after {steps} inputs");
+        let result = g.result().unwrap().clone();
+        *ends.entry(result.reason.as_str()).or_insert(0) += 1;
+        let record = g.record_lines();
+        assert!(record.last().unwrap().starts_with("salt "));
+        let commitment = deal::commitment_hex(GAME_ID, &layout_text, SALT);
+        let replayed = deal::verify(GAME_ID, &commitment, &layout_text, SALT, &record, &config)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", record.join("\n")));
+        assert_eq!(replayed.result().unwrap().reason, result.reason);
+        assert_eq!(replayed.result().unwrap().placing, result.placing);
+        assert_eq!(replayed.position(), g.position());
+        // Replaying the inputs rebuilds the same game.
+        let again = AnqiGame::replay(g.initial_position().clone(), config.settings, g.inputs()).unwrap();
+        assert_eq!(again.record_lines()[..], record[..record.len() - 2]);
+        // Every flip of the record revealed the layout's identity.
+        for line in &record {
+            if let Some(rest) = line.strip_prefix('+') {
+                let (p, id) = rest.split_once('=').unwrap();
+                let k = Point::parse(p).unwrap().start_index().unwrap();
+                assert_eq!(layout[k].char().to_string(), id);
+            }
+        }
+    }
+    assert!(ends.len() >= 3, "{ends:?}");
+}

@@ -138,7 +138,17 @@ fn anqi_play_prints_the_full_position_and_refuses_illegal_actions() {
     assert_eq!(stdout(&o).lines().count(), 31);
     assert!(stdout(&o).contains("f2xg2\n"));
 
-    let o = sanguo(&["play", "--variant", "anqi", "+g2", "+i2", "+f2", "+h2", "i2xh2", "f2xf1"]);
+    let o = sanguo(&[
+        "play",
+        "--variant",
+        "anqi",
+        "+g2",
+        "+i2",
+        "+f2",
+        "+h2",
+        "i2xh2",
+        "f2xf1",
+    ]);
     assert!(!o.status.success());
     let err = stderr(&o);
     assert!(
@@ -146,7 +156,11 @@ fn anqi_play_prints_the_full_position_and_refuses_illegal_actions() {
         "{err}"
     );
     let o = sanguo(&["play", "--variant", "anqi", "+g2", "g2-f3"]);
-    assert!(stderr(&o).contains("a seat without a team can only flip"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("a seat without a team can only flip"),
+        "{}",
+        stderr(&o)
+    );
     let o = sanguo(&["play", "--variant", "anqi", "+g2=A"]);
     assert!(stderr(&o).contains("may not name"), "{}", stderr(&o));
 }
@@ -170,7 +184,13 @@ fn anqi_perft_and_chance_totals() {
 
 #[test]
 fn anqi_bad_position_text_names_the_rule() {
-    let o = sanguo(&["moves", "--variant", "anqi", "--position", &ANQI_START.replace("*n 1", "*R 1")]);
+    let o = sanguo(&[
+        "moves",
+        "--variant",
+        "anqi",
+        "--position",
+        &ANQI_START.replace("*n 1", "*R 1"),
+    ]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("(V4)"), "{}", stderr(&o));
 }
