@@ -783,6 +783,9 @@ fn random_games_verify_and_replay() {
         assert_eq!(replayed.result().unwrap().reason, result.reason);
         assert_eq!(replayed.result().unwrap().placing, result.placing);
         assert_eq!(replayed.position(), g.position());
+        if teams.is_some() {
+            assert_eq!(record[..3], ["assign 1 3", "assign 2 2", "assign 3 1"]);
+        }
         // Replaying the inputs rebuilds the same game.
         let again = AnqiGame::replay(g.initial_position().clone(), config.settings, g.inputs()).unwrap();
         assert_eq!(again.record_lines()[..], record[..record.len() - 2]);

@@ -176,7 +176,7 @@ pub enum RecordEvent {
         /// The team.
         team: Team,
     },
-    /// C2, C3 (assigned teams are in the initial position, not the record).
+    /// C2, C3, or §9.2 (assigned teams open the record of a fresh game).
     Assign {
         /// Seat 0 … 2.
         seat: usize,
@@ -324,13 +324,25 @@ pub struct AnqiGame {
 
 impl AnqiGame {
     /// A new game from a full initial position (from a layout, teams assigned or not).
+    ///
+    /// A fresh start with assigned teams (§9.2: turn 1, every piece face down, seats
+    /// holding teams) opens the record with `assign s t` for each such seat (§11.5).
     pub fn new(initial: AnqiPosition, settings: Settings) -> AnqiGame {
+        let fresh = initial.turn() == 1 && initial.face_down_count() == 32;
+        let record = (0..3)
+            .filter(|_| fresh)
+            .filter_map(|seat| {
+                initial
+                    .team_of_seat(seat)
+                    .map(|team| (0, RecordEvent::Assign { seat, team }))
+            })
+            .collect();
         AnqiGame {
             settings,
             position: initial.clone(),
             initial,
             inputs: Vec::new(),
-            record: Vec::new(),
+            record,
             stops: Vec::new(),
             race_winner: None,
             acted: [false; 3],
