@@ -800,3 +800,68 @@ fn random_games_verify_and_replay() {
     }
     assert!(ends.len() >= 3, "{ends:?}");
 }
+
+#[test]
+fn c3_gives_the_most_valuable_unclaimed_team_then_c2() {
+    // Seat 1 (team 2) flips the last face-down piece; seat 2 is teamless with nothing left
+    // to claim: team 3 (r 50 + n 35) is worth more than team 1 (K 50 + p 20).
+    let mut p = pos("rn6K/9/AAEERNNCC/9/*p3R4 1 2-- 123 PPPPPkaaeernccpppp/-/- 50 split1");
+    let out = p.play(mv("+a1")).unwrap();
+    assert_eq!(
+        out.happenings.to_vec(),
+        [
+            engine::anqi::Happening::Assign {
+                seat: 1,
+                team: Team::new(3).unwrap()
+            },
+            engine::anqi::Happening::Assign {
+                seat: 2,
+                team: Team::new(1).unwrap()
+            },
+        ]
+    );
+    assert_eq!(
+        format_position(&p),
+        "rn6K/9/AAEERNNCC/9/p3R4 2 231 123 PPPPPkaaeernccpppp/-/- 51 split1"
+    );
+    let mut g = AnqiGame::new(
+        pos("rn6K/9/AAEERNNCC/9/*p3R4 1 2-- 123 PPPPPkaaeernccpppp/-/- 50 split1"),
+        Settings::default(),
+    );
+    assert_eq!(play(&mut g, "+a1"), ["+a1=p", "assign 2 3", "assign 3 1"]);
+}
+
+#[test]
+fn double_turns_and_fanchi() {
+    let text = "8r/3*k5/3R5/9/9 1:2 213 123 KPPPPPaaeernnccppppp/AAEERNNCC/- 10 split1+double";
+    let mut p = pos(text);
+    p.play(mv("+d4")).unwrap();
+    assert_eq!(
+        format_position(&p),
+        "8r/3k5/3R5/9/9 1:1:d4 213 123 KPPPPPaaeernnccppppp/AAEERNNCC/- 10 split1+double"
+    );
+    assert_eq!(
+        p.check(mv("d3xd4")).unwrap_err().reason,
+        Refusal::RevealedThisTurn(Point::parse("d4").unwrap())
+    );
+    assert!(texts(&p).iter().all(|t| !t.contains('x')));
+    p.play(mv("d3-d2")).unwrap();
+    assert_eq!(
+        format_position(&p),
+        "8r/3k5/9/3R5/9 2:2 213 123 KPPPPPaaeernnccppppp/AAEERNNCC/- 11 split1+double"
+    );
+    // With fanchi the revealed piece may be taken at once: seat 2 is annihilated.
+    let mut p = pos(&text.replace("+double", "+double+fanchi"));
+    p.play(mv("+d4")).unwrap();
+    assert_eq!(p.seat_to_move(), Some(0));
+    assert_eq!(p.actions_left(), 1);
+    let out = p.play(mv("d3xd4")).unwrap();
+    assert_eq!(
+        out.happenings.to_vec(),
+        [engine::anqi::Happening::Annihilated { seat: 1 }]
+    );
+    assert_eq!(
+        format_position(&p),
+        "8r/3R5/9/9/9 3:2 213 13 KPPPPPkaaeernnccppppp/AAEERNNCC/- 11 split1+double+fanchi"
+    );
+}
