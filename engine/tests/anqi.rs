@@ -786,6 +786,11 @@ fn random_games_verify_and_replay() {
         if teams.is_some() {
             assert_eq!(record[..3], ["assign 1 3", "assign 2 2", "assign 3 1"]);
         }
+        // A viewer follows the record to the same public position.
+        let mut follower = g.initial_position().viewer();
+        engine::anqi::follow_record(&mut follower, &record)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", record.join("\n")));
+        assert_eq!(follower, g.viewer(), "seed {seed}");
         // Replaying the inputs rebuilds the same game.
         let again = AnqiGame::replay(g.initial_position().clone(), config.settings, g.inputs()).unwrap();
         assert_eq!(again.record_lines()[..], record[..record.len() - 2]);

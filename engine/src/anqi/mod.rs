@@ -24,8 +24,8 @@ use std::fmt;
 
 pub use explain::{IllegalAction, Refusal};
 pub use game::{
-    AnqiGame, Command, DeadlockScoring, EndReason, GameError, GameResult, Input, Mode, RecordEvent, Settings,
-    StopReason,
+    AnqiGame, Command, DeadlockScoring, EndReason, FollowError, GameError, GameResult, Input, Mode, RecordEvent,
+    Settings, StopReason, follow_record,
 };
 pub use notation::ParseError;
 pub use position::{AnqiPosition, Happening, Move, MoveList, Outcome, Setup, chance_perft};

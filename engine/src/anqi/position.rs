@@ -903,7 +903,10 @@ impl AnqiPosition {
         out
     }
 
-    /// §11.4 steps 4–7 after [`AnqiPosition::act_unchecked`].
+    /// §11.4 steps 4–7 after [`AnqiPosition::act_unchecked`]; `out` must carry the
+    /// action's `flipped` point (the outcome `act_unchecked` returned, or a fresh one with
+    /// that field copied), since a double turn's `s:1:p` depends on it. The automatic
+    /// events of these steps are appended to `out`.
     pub fn finish_action(&mut self, out: &mut Outcome) {
         self.advance(out);
     }
