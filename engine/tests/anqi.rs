@@ -804,6 +804,7 @@ fn random_games_verify_and_replay() {
         }
     }
     assert!(ends.len() >= 3, "{ends:?}");
+    assert!(ends.contains_key("shoujun") && ends.contains_key("race"), "{ends:?}");
 }
 
 #[test]
