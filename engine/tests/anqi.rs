@@ -871,3 +871,26 @@ fn double_turns_and_fanchi() {
         "8r/3R5/9/9/9 3:2 213 13 KPPPPPkaaeernnccppppp/AAEERNNCC/- 11 split1+double+fanchi"
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    /// Mutated texts never panic the parser; whatever parses re-reads to the same position.
+    #[test]
+    fn mutated_texts_never_panic(base in 0usize..4, at in any::<usize>(), with in proptest::sample::select(
+        "?*KAERNCPkaerncp0123456789/:- -+xsplit".chars().collect::<Vec<char>>()), remove in any::<bool>()) {
+        let texts = [
+            SAMPLE_FULL,
+            INITIAL_VIEWER,
+            "????1????/????1????/9/????1rAK1/????1???? 3 213 123 -/C/- 6 split1",
+            "8r/3*k5/3R5/9/9 1:2 213 123 KPPPPPaaeernnccppppp/AAEERNNCC/- 10 split1+double",
+        ];
+        let mut chars: Vec<char> = texts[base].chars().collect();
+        let i = at % chars.len();
+        if remove { chars.remove(i); } else { chars[i] = with; }
+        let text: String = chars.into_iter().collect();
+        if let Ok(p) = parse_position(&text) {
+            let again = format_position(&p);
+            prop_assert_eq!(pos(&again), p);
+        }
+    }
+}
