@@ -21,6 +21,24 @@ fn bench_perft(c: &mut Criterion) {
             b.iter(|| black_box(&pos).perft(black_box(depth)))
         });
     }
+    // The same tree with every leaf played (no bulk counting at depth 1): make-move speed.
+    fn full(p: &AnqiPosition, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let mut n = 0;
+        for m in p.legal_moves() {
+            let mut q = p.clone();
+            q.play_unchecked(m);
+            n += full(&q, depth - 1);
+        }
+        n
+    }
+    let nodes = pos.perft(4);
+    group.throughput(Throughput::Elements(nodes));
+    group.bench_function("sample-depth4-every-leaf-played", |b| {
+        b.iter(|| full(black_box(&pos), black_box(4)))
+    });
     group.finish();
 }
 

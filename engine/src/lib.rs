@@ -1,5 +1,6 @@
 //! The rules of Three Kingdoms chess (三国象棋) as `shared/RULES.md` reads them,
-//! and in [`yanyi`] those of 三国演弈棋 as `shared/RULES-YANYI.md` reads them.
+//! and of its other game systems: [`anqi`] (三国暗棋, `shared/RULES-ANQI.md`) and
+//! [`yanyi`] (三国演弈棋, `shared/RULES-YANYI.md`).
 //!
 //! A pure crate: no IO, no async, no clock, no randomness. Time and
 //! disconnections reach [`game::Game`] as events with timestamps.

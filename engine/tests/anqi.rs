@@ -690,3 +690,207 @@ fn the_no_progress_rule_counts_turns() {
     assert_eq!(n, 30);
     assert_eq!(g.result().unwrap().reason, EndReason::NoProgress);
 }
+
+#[test]
+fn random_games_verify_and_replay() {
+    let settings = [
+        Settings::default(),
+        Settings {
+            mode: Mode::Shoujun,
+            ..Settings::default()
+        },
+        Settings {
+            mode: Mode::Race { target: 200 },
+            scoring: DeadlockScoring::RemainingPoints,
+            no_progress_rounds: 10,
+        },
+        Settings {
+            scoring: DeadlockScoring::RemainingCount,
+            no_progress_rounds: 10,
+            ..Settings::default()
+        },
+    ];
+    let mut ends = std::collections::BTreeMap::new();
+    for seed in 1..=80u64 {
+        let layout = layout_from(seed * 7919);
+        let options = OPTION_SETS[(seed % 6) as usize];
+        let teams = (seed % 5 == 0).then(|| [3, 2, 1].map(|t| Team::new(t).unwrap()));
+        let initial = match teams {
+            Some(t) => AnqiPosition::from_layout_assigned(&layout, options, t).unwrap(),
+            None => AnqiPosition::from_layout(&layout, options),
+        };
+        let config = GameConfig {
+            options,
+            teams,
+            settings: settings[(seed % 4) as usize],
+        };
+        let mut g = AnqiGame::new(initial, config.settings);
+        let layout_text = deal::layout_text(&layout);
+        g.set_deal(&layout_text, SALT);
+        let mut s = seed;
+        let mut rnd = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let mut steps = 0;
+        while !g.is_over() && steps < 20000 {
+            steps += 1;
+            let r = rnd();
+            let to_move = g.position().seat_to_move().unwrap();
+            let command = if r % 400 == 0 {
+                Command::Resign
+            } else if r % 450 == 1 {
+                Command::Propose
+            } else if r % 97 == 2 && g.pending_proposal().is_some() {
+                Command::Answer { accept: r % 2 == 0 }
+            } else {
+                let moves = g.position().legal_moves();
+                // Prefer captures, so that games end.
+                let caps: Vec<Move> = moves
+                    .iter()
+                    .copied()
+                    .filter(|m| matches!(m, Move::Capture { .. }))
+                    .collect();
+                Command::Play(if !caps.is_empty() && r % 3 != 0 {
+                    caps[(r >> 8) as usize % caps.len()]
+                } else {
+                    moves[(r >> 8) as usize % moves.len()]
+                })
+            };
+            let seat = match command {
+                Command::Answer { .. } => (0..3)
+                    .find(|&x| g.position().is_live(x) && !g.pending_proposal().unwrap().1[x])
+                    .unwrap_or(to_move),
+                Command::Propose => (r as usize >> 3) % 3,
+                _ => to_move,
+            };
+            let _ = g.apply(Input {
+                seat,
+                command,
+                at: steps,
+            });
+        }
+        assert!(g.is_over(), "seed {seed}: not over after {steps} inputs");
+        let result = g.result().unwrap().clone();
+        *ends.entry(result.reason.as_str()).or_insert(0) += 1;
+        let record = g.record_lines();
+        assert!(record.last().unwrap().starts_with("salt "));
+        let commitment = deal::commitment_hex(GAME_ID, &layout_text, SALT);
+        let replayed = deal::verify(GAME_ID, &commitment, &layout_text, SALT, &record, &config)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", record.join("\n")));
+        assert_eq!(replayed.result().unwrap().reason, result.reason);
+        assert_eq!(replayed.result().unwrap().placing, result.placing);
+        assert_eq!(replayed.position(), g.position());
+        if teams.is_some() {
+            assert_eq!(record[..3], ["assign 1 3", "assign 2 2", "assign 3 1"]);
+        }
+        // A viewer follows the record to the same public position.
+        let mut follower = g.initial_position().viewer();
+        engine::anqi::follow_record(&mut follower, &record)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", record.join("\n")));
+        assert_eq!(follower, g.viewer(), "seed {seed}");
+        // Replaying the inputs rebuilds the same game.
+        let again = AnqiGame::replay(g.initial_position().clone(), config.settings, g.inputs()).unwrap();
+        assert_eq!(again.record_lines()[..], record[..record.len() - 2]);
+        // Every flip of the record revealed the layout's identity.
+        for line in &record {
+            if let Some(rest) = line.strip_prefix('+') {
+                let (p, id) = rest.split_once('=').unwrap();
+                let k = Point::parse(p).unwrap().start_index().unwrap();
+                assert_eq!(layout[k].char().to_string(), id);
+            }
+        }
+    }
+    assert!(ends.len() >= 3, "{ends:?}");
+    assert!(ends.contains_key("shoujun") && ends.contains_key("race"), "{ends:?}");
+}
+
+#[test]
+fn c3_gives_the_most_valuable_unclaimed_team_then_c2() {
+    // Seat 1 (team 2) flips the last face-down piece; seat 2 is teamless with nothing left
+    // to claim: team 3 (r 50 + n 35) is worth more than team 1 (K 50 + p 20).
+    let mut p = pos("rn6K/9/AAEERNNCC/9/*p3R4 1 2-- 123 PPPPPkaaeernccpppp/-/- 50 split1");
+    let out = p.play(mv("+a1")).unwrap();
+    assert_eq!(
+        out.happenings.to_vec(),
+        [
+            engine::anqi::Happening::Assign {
+                seat: 1,
+                team: Team::new(3).unwrap()
+            },
+            engine::anqi::Happening::Assign {
+                seat: 2,
+                team: Team::new(1).unwrap()
+            },
+        ]
+    );
+    assert_eq!(
+        format_position(&p),
+        "rn6K/9/AAEERNNCC/9/p3R4 2 231 123 PPPPPkaaeernccpppp/-/- 51 split1"
+    );
+    let mut g = AnqiGame::new(
+        pos("rn6K/9/AAEERNNCC/9/*p3R4 1 2-- 123 PPPPPkaaeernccpppp/-/- 50 split1"),
+        Settings::default(),
+    );
+    assert_eq!(play(&mut g, "+a1"), ["+a1=p", "assign 2 3", "assign 3 1"]);
+}
+
+#[test]
+fn double_turns_and_fanchi() {
+    let text = "8r/3*k5/3R5/9/9 1:2 213 123 KPPPPPaaeernnccppppp/AAEERNNCC/- 10 split1+double";
+    let mut p = pos(text);
+    p.play(mv("+d4")).unwrap();
+    assert_eq!(
+        format_position(&p),
+        "8r/3k5/3R5/9/9 1:1:d4 213 123 KPPPPPaaeernnccppppp/AAEERNNCC/- 10 split1+double"
+    );
+    assert_eq!(
+        p.check(mv("d3xd4")).unwrap_err().reason,
+        Refusal::RevealedThisTurn(Point::parse("d4").unwrap())
+    );
+    assert!(texts(&p).iter().all(|t| !t.contains('x')));
+    p.play(mv("d3-d2")).unwrap();
+    assert_eq!(
+        format_position(&p),
+        "8r/3k5/9/3R5/9 2:2 213 123 KPPPPPaaeernnccppppp/AAEERNNCC/- 11 split1+double"
+    );
+    // With fanchi the revealed piece may be taken at once: seat 2 is annihilated.
+    let mut p = pos(&text.replace("+double", "+double+fanchi"));
+    p.play(mv("+d4")).unwrap();
+    assert_eq!(p.seat_to_move(), Some(0));
+    assert_eq!(p.actions_left(), 1);
+    let out = p.play(mv("d3xd4")).unwrap();
+    assert_eq!(
+        out.happenings.to_vec(),
+        [engine::anqi::Happening::Annihilated { seat: 1 }]
+    );
+    assert_eq!(
+        format_position(&p),
+        "8r/3R5/9/9/9 3:2 213 13 KPPPPPkaaeernnccppppp/AAEERNNCC/- 11 split1+double+fanchi"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    /// Mutated texts never panic the parser; whatever parses re-reads to the same position.
+    #[test]
+    fn mutated_texts_never_panic(base in 0usize..4, at in any::<usize>(), with in proptest::sample::select(
+        "?*KAERNCPkaerncp0123456789/:- -+xsplit".chars().collect::<Vec<char>>()), remove in any::<bool>()) {
+        let texts = [
+            SAMPLE_FULL,
+            INITIAL_VIEWER,
+            "????1????/????1????/9/????1rAK1/????1???? 3 213 123 -/C/- 6 split1",
+            "8r/3*k5/3R5/9/9 1:2 213 123 KPPPPPaaeernnccppppp/AAEERNNCC/- 10 split1+double",
+        ];
+        let mut chars: Vec<char> = texts[base].chars().collect();
+        let i = at % chars.len();
+        if remove { chars.remove(i); } else { chars[i] = with; }
+        let text: String = chars.into_iter().collect();
+        if let Ok(p) = parse_position(&text) {
+            let again = format_position(&p);
+            prop_assert_eq!(pos(&again), p);
+        }
+    }
+}

@@ -156,3 +156,92 @@ fn yanyi_perft_totals() {
     let o = sanguo(&["perft", "--variant", "yanyi", "--position", pos, "1"]);
     assert_eq!(stdout(&o).trim(), "4", "{}", stderr(&o));
 }
+
+// --- 三国暗棋 (--variant anqi, RULES-ANQI.md) -------------------------------------
+
+/// The initial full position of the sample layout (RULES-ANQI §10.4, §11.3).
+const ANQI_START: &str =
+    "*e*p*E*e1*p*k*C*N/*c*P*P*r1*a*P*a*n/9/*p*p*P*E1*r*A*C*K/*N*R*P*c1*p*A*R*n 1 --- 123 -/-/- 1 split1";
+
+#[test]
+fn anqi_moves_of_the_initial_position() {
+    let o = sanguo(&["moves", "--variant", "anqi"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 32, "32 flips");
+    assert_eq!(lines[0], "+a1");
+    assert_eq!(lines[31], "+i5");
+    let o2 = sanguo(&["moves", "--variant", "anqi", "--position", ANQI_START]);
+    assert_eq!(stdout(&o2), stdout(&o));
+}
+
+#[test]
+fn anqi_play_prints_the_full_position_and_refuses_illegal_actions() {
+    // The §11.3 example line; `play` prints the full form (what --position takes).
+    let o = sanguo(&["play", "--variant", "anqi", "+g2", "+i2", "+f2", "+h2", "i2xh2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim_end(),
+        "*e*p*E*e1*p*k*C*N/*c*P*P*r1*a*P*a*n/9/*p*p*P*E1rAK1/*N*R*P*c1*p*A*R*n 3 213 123 -/C/- 6 split1"
+    );
+    let after = stdout(&o).trim_end().to_owned();
+    let o = sanguo(&["moves", "--variant", "anqi", "--position", &after]);
+    assert_eq!(stdout(&o).lines().count(), 31);
+    assert!(stdout(&o).contains("f2xg2\n"));
+
+    let o = sanguo(&[
+        "play",
+        "--variant",
+        "anqi",
+        "+g2",
+        "+i2",
+        "+f2",
+        "+h2",
+        "i2xh2",
+        "f2xf1",
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("f2xf1") && err.contains("only face-up pieces can be captured"),
+        "{err}"
+    );
+    let o = sanguo(&["play", "--variant", "anqi", "+g2", "g2-f3"]);
+    assert!(
+        stderr(&o).contains("a seat without a team can only flip"),
+        "{}",
+        stderr(&o)
+    );
+    let o = sanguo(&["play", "--variant", "anqi", "+g2=A"]);
+    assert!(stderr(&o).contains("may not name"), "{}", stderr(&o));
+}
+
+#[test]
+fn anqi_perft_and_chance_totals() {
+    let o = sanguo(&["perft", "--variant", "anqi", "4"]);
+    assert_eq!(stdout(&o).trim(), "914746");
+    let o = sanguo(&["perft", "--variant", "anqi", "2", "--divide"]);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 33);
+    assert_eq!(lines[0], "+a1: 31");
+    assert_eq!(*lines.last().unwrap(), "992");
+    let o = sanguo(&["perft", "--variant", "anqi", "2", "--chance"]);
+    assert_eq!(stdout(&o).trim(), "192448");
+    let assigned = ANQI_START.replace(" --- ", " 123 ");
+    let o = sanguo(&["perft", "--variant", "anqi", "--position", &assigned, "3"]);
+    assert_eq!(stdout(&o).trim(), "30999");
+}
+
+#[test]
+fn anqi_bad_position_text_names_the_rule() {
+    let o = sanguo(&[
+        "moves",
+        "--variant",
+        "anqi",
+        "--position",
+        &ANQI_START.replace("*n 1", "*R 1"),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("(V4)"), "{}", stderr(&o));
+}

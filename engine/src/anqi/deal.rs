@@ -173,7 +173,8 @@ pub fn verify(
         .filter(|l| !l.starts_with("layout ") && !l.starts_with("salt "))
         .collect();
     let mut game = AnqiGame::new(initial, settings);
-    let mut produced: Vec<String> = Vec::new();
+    // The record of a game with assigned teams opens with their `assign` events.
+    let mut produced: Vec<String> = game.record_lines();
     for (i, line) in lines.iter().enumerate() {
         let n = i + 1;
         let unreadable = || VerifyError::Unreadable {

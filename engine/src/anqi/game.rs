@@ -176,7 +176,7 @@ pub enum RecordEvent {
         /// The team.
         team: Team,
     },
-    /// C2, C3 (assigned teams are in the initial position, not the record).
+    /// C2, C3, or §9.2 (assigned teams open the record of a fresh game).
     Assign {
         /// Seat 0 … 2.
         seat: usize,
@@ -324,13 +324,25 @@ pub struct AnqiGame {
 
 impl AnqiGame {
     /// A new game from a full initial position (from a layout, teams assigned or not).
+    ///
+    /// A fresh start with assigned teams (§9.2: turn 1, every piece face down, seats
+    /// holding teams) opens the record with `assign s t` for each such seat (§11.5).
     pub fn new(initial: AnqiPosition, settings: Settings) -> AnqiGame {
+        let fresh = initial.turn() == 1 && initial.face_down_count() == 32;
+        let record = (0..3)
+            .filter(|_| fresh)
+            .filter_map(|seat| {
+                initial
+                    .team_of_seat(seat)
+                    .map(|team| (0, RecordEvent::Assign { seat, team }))
+            })
+            .collect();
         AnqiGame {
             settings,
             position: initial.clone(),
             initial,
             inputs: Vec::new(),
-            record: Vec::new(),
+            record,
             stops: Vec::new(),
             race_winner: None,
             acted: [false; 3],
@@ -594,7 +606,11 @@ impl AnqiGame {
             Mode::Race { target } => self.position.captured_points(seat) >= target,
             _ => false,
         };
-        let mut rest = Outcome::default();
+        // Settling needs to know what the action flipped (`s:1:p`), not its other events.
+        let mut rest = Outcome {
+            flipped: o.flipped,
+            ..Outcome::default()
+        };
         self.position.finish_action(&mut rest);
         if race {
             self.race_winner = Some(seat);
@@ -710,4 +726,118 @@ impl AnqiGame {
             self.push(at, RecordEvent::Salt(salt), out);
         }
     }
+}
+
+/// Why a record cannot be followed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("record line {line} '{text}': {why}")]
+pub struct FollowError {
+    /// 1-based line number.
+    pub line: usize,
+    /// The line.
+    pub text: String,
+    /// Why, in words.
+    pub why: String,
+}
+
+/// Follows a record (§11.5 tokens, one per line) on a position, typically the initial
+/// **viewer** position: flips reveal what the record says (`+b2=R`), moves and captures
+/// are played, `out s resigned|timeout|abandoned` stops the seat, and a `shoujun` line
+/// removes the pieces it names, between the action and its settling as the game does.
+/// Automatic events (claims, assignments, passes, annihilations) are reproduced by
+/// settling and are not re-applied; proposals, `end`, `layout` and `salt` change nothing.
+/// This is how a bot or a spectator's client follows a game without hidden information.
+pub fn follow_record(pos: &mut AnqiPosition, lines: &[String]) -> Result<(), FollowError> {
+    let err = |i: usize, why: String| FollowError {
+        line: i + 1,
+        text: lines[i].clone(),
+        why,
+    };
+    let parse_seat = |w: Option<&str>| -> Option<usize> {
+        match w {
+            Some("1") => Some(0),
+            Some("2") => Some(1),
+            Some("3") => Some(2),
+            _ => None,
+        }
+    };
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].as_str();
+        let mut words = line.split(' ');
+        let first = words.next().unwrap_or("");
+        match first {
+            "claim" | "assign" | "pass" | "propose" | "accept" | "decline" | "end" | "layout" | "salt" | "shoujun" => {}
+            "out" => {
+                let seat = parse_seat(words.next()).ok_or_else(|| err(i, "no such seat".into()))?;
+                match words.next() {
+                    Some("annihilated") => {}
+                    Some("abandoned") if lines.get(i + 1).is_some_and(|l| l.starts_with("end aborted")) => {}
+                    Some("resigned" | "timeout" | "abandoned") => {
+                        pos.stop_seat(seat)
+                            .ok_or_else(|| err(i, "the seat is not playing".into()))?;
+                    }
+                    _ => return Err(err(i, "unknown reason".into())),
+                }
+            }
+            action => {
+                let (text, identity) = match action.split_once('=') {
+                    Some((t, id)) => {
+                        let id = id.chars().next().and_then(Piece::from_char);
+                        (t, Some(id.ok_or_else(|| err(i, "not a piece letter".into()))?))
+                    }
+                    None => (action, None),
+                };
+                let m = super::notation::parse_move(text).map_err(|e| err(i, e.to_string()))?;
+                let m = pos.check(m).map_err(|e| err(i, e.reason.to_string()))?;
+                let seat = pos.seat_to_move().unwrap_or(0);
+                if let Move::Flip(p) = m {
+                    let Some(id) = identity else {
+                        return Err(err(i, "a flip in the record names what it revealed".into()));
+                    };
+                    let ok = match pos.piece_at(p) {
+                        Some((false, None)) => pos.hidden_count(id) > 0,
+                        Some((false, Some(x))) => x == id,
+                        _ => false,
+                    };
+                    if !ok {
+                        return Err(err(i, format!("{id} cannot be the face-down piece on {p}")));
+                    }
+                }
+                // The automatic events that follow the action, then maybe its 收军.
+                let mut j = i + 1;
+                while j < lines.len()
+                    && (lines[j].starts_with("claim ")
+                        || lines[j].starts_with("assign ")
+                        || lines[j].ends_with(" annihilated"))
+                {
+                    j += 1;
+                }
+                let shoujun = lines.get(j).filter(|l| l.starts_with("shoujun "));
+                let mut out = pos.act_unchecked(m, identity);
+                if let Some(sj) = shoujun {
+                    let mut told = Vec::new();
+                    for w in sj.split(' ').skip(2) {
+                        if let Some(rest) = w.strip_prefix('+') {
+                            let (p, id) = rest.split_once('=').ok_or_else(|| err(j, "bad removal".into()))?;
+                            let p = Point::parse(p).ok_or_else(|| err(j, "bad point".into()))?;
+                            let id = id
+                                .chars()
+                                .next()
+                                .and_then(Piece::from_char)
+                                .ok_or_else(|| err(j, "bad piece".into()))?;
+                            if pos.piece_at(p) == Some((false, None)) {
+                                told.push((p, id));
+                            }
+                        }
+                    }
+                    pos.recover_army(seat, &told)
+                        .ok_or_else(|| err(j, "the removal does not fit".into()))?;
+                }
+                pos.finish_action(&mut out);
+            }
+        }
+        i += 1;
+    }
+    Ok(())
 }

@@ -13,6 +13,32 @@
 //! - [`AnqiGame`]: the game record (§8, §11.5);
 //! - [`deal`]: the shuffle, the commitment and its verification (§10), and the
 //!   seat-entropy scheme of ANQI R-21.
+//!
+//! How a server drives a game (the layout and salt come from its CSPRNG; here a
+//! fixed draw stands in):
+//!
+//! ```
+//! use engine::anqi::{AnqiGame, AnqiPosition, Command, Input, Options, Settings, deal, notation};
+//!
+//! let layout = deal::shuffle(|i| i / 2);
+//! let salt = [7u8; 32];
+//! let game_id = "3f2c9a8e-5b1d-4e7a-9c6f-0a1b2c3d4e5f";
+//! let commitment = deal::commitment(game_id, &deal::layout_text(&layout), &salt);
+//! assert_eq!(commitment.len(), 64);
+//! let mut game = AnqiGame::new(AnqiPosition::from_layout(&layout, Options::default()), Settings::default());
+//! game.set_deal(&deal::layout_text(&layout), &deal::to_hex(&salt));
+//! // A client sends "+b2" (never with the identity).
+//! let m = notation::parse_move("+b2").unwrap();
+//! let events = game.apply(Input { seat: 0, command: Command::Play(m), at: 0 }).unwrap();
+//! // The record event carries what the flip revealed; seat 1 claimed that piece's team.
+//! assert!(events[0].to_string().starts_with("+b2="));
+//! assert!(events[1].to_string().starts_with("claim 1 "));
+//! // Everyone sees the viewer form; a bot follows it with `play_flip` or `follow_record`.
+//! let mut bot_view = AnqiPosition::initial_viewer(Options::default());
+//! engine::anqi::follow_record(&mut bot_view, &game.record_lines()).unwrap();
+//! assert_eq!(bot_view, game.viewer());
+//! assert!(game.viewer().to_string().starts_with("????1????/????1????/9/?"));
+//! ```
 
 pub mod deal;
 pub mod explain;
@@ -24,8 +50,8 @@ use std::fmt;
 
 pub use explain::{IllegalAction, Refusal};
 pub use game::{
-    AnqiGame, Command, DeadlockScoring, EndReason, GameError, GameResult, Input, Mode, RecordEvent, Settings,
-    StopReason,
+    AnqiGame, Command, DeadlockScoring, EndReason, FollowError, GameError, GameResult, Input, Mode, RecordEvent,
+    Settings, StopReason, follow_record,
 };
 pub use notation::ParseError;
 pub use position::{AnqiPosition, Happening, Move, MoveList, Outcome, Setup, chance_perft};

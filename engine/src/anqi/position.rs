@@ -903,7 +903,10 @@ impl AnqiPosition {
         out
     }
 
-    /// §11.4 steps 4–7 after [`AnqiPosition::act_unchecked`].
+    /// §11.4 steps 4–7 after [`AnqiPosition::act_unchecked`]; `out` must carry the
+    /// action's `flipped` point (the outcome `act_unchecked` returned, or a fresh one with
+    /// that field copied), since a double turn's `s:1:p` depends on it. The automatic
+    /// events of these steps are appended to `out`.
     pub fn finish_action(&mut self, out: &mut Outcome) {
         self.advance(out);
     }
@@ -1071,9 +1074,10 @@ impl AnqiPosition {
     /// A seat stops playing out of the action flow: it resigned, lost on time or abandoned
     /// (§7). Its pieces stay, unowned. If it was the seat to move, the turn passes
     /// (§11.4 step 6 from it, the rest of a double turn lost); if at most one seat is left
-    /// live, the position is over. Returns `false` (and changes nothing) if it was not live.
+    /// live, the position is over. Returns the automatic events of the new turn (passes, C3),
+    /// or `None` (and changes nothing) if the seat was not live or the position is over.
     pub fn stop_seat(&mut self, seat: usize) -> Option<Outcome> {
-        if seat > 2 || !self.is_live(seat) {
+        if seat > 2 || !self.is_live(seat) || self.is_over() {
             return None;
         }
         let mut out = Outcome::default();
