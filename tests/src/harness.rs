@@ -119,6 +119,15 @@ impl TestServer {
             // second. Tests of the rate limit itself set the product's values.
             messages_per_second: 200,
             message_burst: 400,
+            // Tests mint guests, create games and open sockets from 127.0.0.1
+            // far faster than people: the per-address limits are off, except in
+            // the tests of those limits (tests/tests/abuse.rs).
+            rates: server::limits::RateConfig::unlimited(),
+            max_sockets_per_address: 100_000,
+            max_bot_games_per_address: 100_000,
+            max_bot_only_games: 100_000,
+            // Tests of clocks and timeouts play with clocks of milliseconds.
+            clock_minimums: server::http::ClockMinimums::none(),
             ..server::Config::default()
         }
     }
