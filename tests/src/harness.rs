@@ -191,6 +191,26 @@ impl Api {
         }
     }
 
+    /// A client whose requests come from `ip` (a loopback address of its
+    /// own, 127.0.0.2 and up: another client as the server's limits see it).
+    pub fn from_address(base: String, ip: std::net::IpAddr) -> Api {
+        Api {
+            base,
+            http: reqwest::Client::builder()
+                .local_address(ip)
+                .build()
+                .expect("http client"),
+        }
+    }
+
+    /// A number of `GET /metrics` (the sample of a metric without labels).
+    pub async fn metric(&self, name: &str) -> f64 {
+        let (_, text) = self.get_text("/metrics").await;
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no metric {name}"))
+    }
+
     async fn answer<T: serde::de::DeserializeOwned>(r: reqwest::Response) -> Result<T, ApiFailure> {
         let status = r.status().as_u16();
         let text = r.text().await.unwrap_or_default();
