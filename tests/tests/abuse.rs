@@ -511,6 +511,16 @@ async fn bad_bodies_and_nonsense_clocks_are_refused_as_json() {
     assert_eq!((e.status, e.body.code), (400, ErrorCode::BadRequest));
     let e = api.post::<Session>("/api/accounts", None, &nul).await.unwrap_err();
     assert_eq!((e.status, e.body.code), (400, ErrorCode::BadRequest));
+    // Unknown fields are refused in every body, as the OpenAPI document says (additionalProperties: false).
+    let extra = serde_json::json!({"username": "lu_bu", "password": "correct horse battery", "admin": true});
+    let e = api.post::<Session>("/api/accounts", None, &extra).await.unwrap_err();
+    assert_eq!((e.status, e.body.code), (400, ErrorCode::BadRequest));
+    let extra = serde_json::json!({"time_control": {"base_ms": 600000, "bonus_ms": 1}});
+    let e = api
+        .post::<Snapshot>("/api/games", Some(&g.token), &extra)
+        .await
+        .unwrap_err();
+    assert_eq!((e.status, e.body.code), (400, ErrorCode::BadRequest));
     // An array is no game-creation body; unknown fields are refused.
     for body in [
         serde_json::json!([]),
