@@ -157,6 +157,7 @@ impl From<engine::Direction> for Direction {
 
 /// Byo-yomi (读秒): periods after main time.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Byoyomi {
     /// Number of periods.
     pub periods: u32,
@@ -167,6 +168,7 @@ pub struct Byoyomi {
 /// A time control: base time + Fischer increment, an optional per-move limit
 /// (步时) and optional byo-yomi (读秒).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TimeControl {
     /// Main time per side (局时), ms.
     pub base_ms: u64,
@@ -997,6 +999,7 @@ pub struct ErrorBody {
 
 /// `POST /api/accounts` and `POST /api/login`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Credentials {
     /// 3–32 characters: letters, digits, `_`, `-`.
     pub username: String,

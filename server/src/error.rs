@@ -2,23 +2,33 @@
 //! with the status the code calls for. Internal errors are logged, never sent.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use protocol::{ErrorBody, ErrorCode};
 
 use crate::store::StoreError;
 
-/// An API error.
+/// An API error: the body, and for refusals that pass with time how long
+/// to wait (the `Retry-After` header).
 #[derive(Debug)]
-pub struct ApiError(pub ErrorBody);
+pub struct ApiError(pub ErrorBody, pub Option<std::time::Duration>);
 
 impl ApiError {
     /// An error with a code and words.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
-        ApiError(ErrorBody {
-            code,
-            message: message.into(),
-        })
+        ApiError(
+            ErrorBody {
+                code,
+                message: message.into(),
+            },
+            None,
+        )
+    }
+
+    /// The same error with a `Retry-After` (whole seconds, at least 1).
+    pub fn retry_after(mut self, wait: std::time::Duration) -> ApiError {
+        self.1 = Some(wait);
+        self
     }
 
     /// The HTTP status for the code.
@@ -48,7 +58,7 @@ impl ApiError {
 
 impl From<ErrorBody> for ApiError {
     fn from(e: ErrorBody) -> Self {
-        ApiError(e)
+        ApiError(e, None)
     }
 }
 
@@ -67,6 +77,12 @@ impl From<StoreError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status(), Json(self.0)).into_response()
+        let status = self.status();
+        let mut r = (status, Json(self.0)).into_response();
+        if let Some(wait) = self.1 {
+            let secs = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        r
     }
 }

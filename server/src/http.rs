@@ -1,12 +1,10 @@
 //! The HTTP API (JSON): sessions, accounts, games, the lobby, records; plus
 //! `/healthz`, `/metrics` and the OpenAPI description.
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Path, Query, Request, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use protocol::{
@@ -14,9 +12,11 @@ use protocol::{
     Phase, Session, Snapshot,
 };
 use serde::Deserialize;
+use std::sync::Arc;
 
 use crate::AppState;
 use crate::error::ApiError;
+use crate::limits::ClientAddr;
 use crate::room::core::Room;
 use crate::store::{Player, StoreError, TokenLookup};
 
@@ -43,6 +43,7 @@ pub fn app(state: AppState) -> Router {
         .merge(crate::tournament::api::routes())
         .fallback(crate::web::serve)
         .layer(DefaultBodyLimit::max(16 * 1024))
+        .layer(axum::middleware::from_fn(json_errors))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }
@@ -61,9 +62,73 @@ pub(crate) fn game_id() -> String {
         .collect()
 }
 
-pub(crate) fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    b.map(|Json(t)| t)
-        .map_err(|e| ApiError::new(ErrorCode::BadRequest, e.body_text()))
+/// A JSON request body: an object (not an array or anything else), with no
+/// NUL character in any string (the store cannot hold one), decoded into `T`.
+/// Every refusal is a `bad_request` with words, as JSON.
+#[derive(Debug)]
+pub struct ApiJson<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        let Json(value) = Json::<serde_json::Value>::from_request(req, state)
+            .await
+            .map_err(|e| ApiError::new(ErrorCode::BadRequest, e.body_text()))?;
+        if !value.is_object() {
+            return Err(ApiError::new(ErrorCode::BadRequest, "the body must be a JSON object"));
+        }
+        if has_nul(&value) {
+            return Err(ApiError::new(
+                ErrorCode::BadRequest,
+                "text may not contain NUL characters",
+            ));
+        }
+        serde_json::from_value(value)
+            .map(ApiJson)
+            .map_err(|e| ApiError::new(ErrorCode::BadRequest, format!("bad body: {e}")))
+    }
+}
+
+/// Whether a NUL character is in any string (or key) of `v`.
+fn has_nul(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::String(s) => s.contains('\0'),
+        serde_json::Value::Array(a) => a.iter().any(has_nul),
+        serde_json::Value::Object(o) => o.iter().any(|(k, v)| k.contains('\0') || has_nul(v)),
+        _ => false,
+    }
+}
+
+/// Rewrites the plain-text refusals of axum's own extractors and router (a
+/// bad path or query, 405, 413, …) under `/api/` into the API's JSON error.
+async fn json_errors(req: Request, next: axum::middleware::Next) -> Response {
+    let api = req.uri().path().starts_with("/api/");
+    let r = next.run(req).await;
+    let status = r.status();
+    let is_json = r
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|c| c.as_bytes().starts_with(b"application/json"));
+    if !api || is_json || !(status.is_client_error() || status.is_server_error()) {
+        return r;
+    }
+    let code = match status {
+        StatusCode::NOT_FOUND => ErrorCode::NotFound,
+        StatusCode::TOO_MANY_REQUESTS => ErrorCode::RateLimited,
+        s if s.is_server_error() => ErrorCode::Internal,
+        _ => ErrorCode::BadRequest,
+    };
+    let text = axum::body::to_bytes(r.into_body(), 4096).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&text).trim().to_owned();
+    let message = if text.is_empty() {
+        status.canonical_reason().unwrap_or("refused").to_lowercase()
+    } else {
+        text
+    };
+    let mut e = ApiError::new(code, message).into_response();
+    *e.status_mut() = status;
+    e
 }
 
 /// The player of the request's `Authorization: Bearer TOKEN`.
@@ -141,7 +206,8 @@ fn session(token: String, p: &Player) -> Session {
     }
 }
 
-async fn create_guest(State(s): State<AppState>) -> Result<impl IntoResponse, ApiError> {
+async fn create_guest(State(s): State<AppState>, addr: ClientAddr) -> Result<impl IntoResponse, ApiError> {
+    s.limits.rates.sessions.check(addr, &s.metrics)?;
     let p = Player {
         id: random_hex(8),
         name: format!("guest-{}", random_hex(3)),
@@ -174,22 +240,13 @@ fn check_credentials(c: &Credentials) -> Result<(), ApiError> {
 
 async fn create_account(
     State(s): State<AppState>,
-    b: Result<Json<Credentials>, JsonRejection>,
+    addr: ClientAddr,
+    ApiJson(c): ApiJson<Credentials>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let c = body(b)?;
+    s.limits.rates.accounts.check(addr, &s.metrics)?;
     check_credentials(&c)?;
-    let password = c.password.clone();
-    // Argon2 is deliberately slow: keep it off the async workers.
-    let hash = tokio::task::spawn_blocking(move || {
-        let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(|e| e.to_string())?;
-        argon2::Argon2::default()
-            .hash_password(password.as_bytes(), &salt)
-            .map(|h| h.to_string())
-            .map_err(|e| e.to_string())
-    })
-    .await
-    .map_err(|e| StoreError::Corrupt(e.to_string()))?
-    .map_err(StoreError::Corrupt)?;
+    // Argon2 is deliberately slow and large: off the async workers, a few at once.
+    let hash = s.limits.hasher.hash(c.password.clone()).await?;
     let p = Player {
         id: random_hex(8),
         name: c.username.clone(),
@@ -213,27 +270,25 @@ async fn create_account(
 
 async fn login(
     State(s): State<AppState>,
-    b: Result<Json<Credentials>, JsonRejection>,
+    addr: ClientAddr,
+    ApiJson(c): ApiJson<Credentials>,
 ) -> Result<Json<Session>, ApiError> {
-    let c = body(b)?;
+    s.limits.rates.logins.check(addr, &s.metrics)?;
     let bad = || ApiError::new(ErrorCode::BadCredentials, "wrong username or password");
-    let Some((p, hash)) = s.store.account(&c.username).await? else {
-        return Err(bad());
-    };
-    let ok = tokio::task::spawn_blocking(move || {
-        PasswordHash::new(&hash)
-            .map(|h| {
-                argon2::Argon2::default()
-                    .verify_password(c.password.as_bytes(), &h)
-                    .is_ok()
-            })
-            .unwrap_or(false)
-    })
-    .await
-    .unwrap_or(false);
-    if !ok {
+    if check_credentials(&c).is_err() {
+        // No account has such a name or password: nothing to look up.
         return Err(bad());
     }
+    // An unknown username is verified against a dummy hash: its answer takes
+    // as long as a wrong password's, and tells nothing.
+    let (player, hash) = match s.store.account(&c.username).await? {
+        Some((p, hash)) => (Some(p), Some(hash)),
+        None => (None, None),
+    };
+    let ok = s.limits.hasher.verify(c.password, hash).await?;
+    let Some(p) = player.filter(|_| ok) else {
+        return Err(bad());
+    };
     let token = random_hex(32);
     s.store.create_session(&p.id, &token).await?;
     Ok(Json(session(token, &p)))
@@ -243,47 +298,114 @@ async fn me(Authed(p): Authed) -> Json<serde_json::Value> {
     Json(serde_json::json!({ "player": p.id, "name": p.name, "account": p.account }))
 }
 
-/// Bounds that keep every clock sum far from overflow (and games finite).
-pub(crate) fn check_time_control(tc: &protocol::TimeControl) -> Result<(), ApiError> {
+/// The shortest clocks a game may ask for: shorter ones are no game over a
+/// network (and cost the server timers and writes for nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockMinimums {
+    /// Main time, unless 0 (byo-yomi only): 10 s.
+    pub base_ms: u64,
+    /// A byo-yomi period: 5 s.
+    pub period_ms: u64,
+    /// A per-move limit: 5 s.
+    pub per_move_ms: u64,
+    /// The disconnection grace period: 5 s.
+    pub grace_ms: u64,
+}
+
+impl Default for ClockMinimums {
+    fn default() -> Self {
+        ClockMinimums {
+            base_ms: 10_000,
+            period_ms: 5_000,
+            per_move_ms: 5_000,
+            grace_ms: 5_000,
+        }
+    }
+}
+
+impl ClockMinimums {
+    /// No minimums but "more than nothing" (tests of clocks and timeouts).
+    pub fn none() -> ClockMinimums {
+        ClockMinimums {
+            base_ms: 1,
+            period_ms: 1,
+            per_move_ms: 1,
+            grace_ms: 0,
+        }
+    }
+}
+
+/// Bounds that keep every clock sum far from overflow (and games finite),
+/// and the minimums.
+pub(crate) fn check_time_control(tc: &protocol::TimeControl, min: &ClockMinimums) -> Result<(), ApiError> {
     const DAY: u64 = 24 * 3600 * 1000;
-    let bad = |m: &str| Err(ApiError::new(ErrorCode::BadRequest, m));
+    let bad = |m: String| Err(ApiError::new(ErrorCode::BadRequest, m));
+    let secs = |ms: u64| format!("{} s", ms as f64 / 1000.0);
+    if tc.base_ms == 0 && tc.byoyomi.is_none_or(|b| b.periods == 0 || b.period_ms == 0) {
+        return bad("the time control gives no time at all".into());
+    }
     if tc.base_ms > 7 * DAY {
-        return bad("base_ms is at most 7 days");
+        return bad("base_ms is at most 7 days".into());
+    }
+    if tc.base_ms != 0 && tc.base_ms < min.base_ms {
+        return bad(format!(
+            "base_ms is 0 (byo-yomi only) or at least {}",
+            secs(min.base_ms)
+        ));
     }
     if tc.increment_ms > 3600 * 1000 {
-        return bad("increment_ms is at most an hour");
+        return bad("increment_ms is at most an hour".into());
     }
     match tc.per_move_ms {
-        Some(0) => return bad("per_move_ms must be positive"),
-        Some(ms) if ms > DAY => return bad("per_move_ms is at most a day"),
+        Some(ms) if ms < min.per_move_ms.max(1) => {
+            return bad(format!("per_move_ms is at least {}", secs(min.per_move_ms.max(1))));
+        }
+        Some(ms) if ms > DAY => return bad("per_move_ms is at most a day".into()),
         _ => {}
     }
-    if let Some(b) = tc.byoyomi
-        && (b.periods > 100 || b.period_ms > 3600 * 1000)
-    {
-        return bad("byo-yomi has at most 100 periods of at most an hour");
+    if let Some(b) = tc.byoyomi {
+        if b.periods > 100 || b.period_ms > 3600 * 1000 {
+            return bad("byo-yomi has at most 100 periods of at most an hour".into());
+        }
+        if b.periods > 0 && b.period_ms < min.period_ms.max(1) {
+            return bad(format!(
+                "a byo-yomi period (period_ms) is at least {}",
+                secs(min.period_ms.max(1))
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The grace period a game asks for, within its bounds.
+pub(crate) fn check_grace(grace_ms: u64, min: &ClockMinimums) -> Result<(), ApiError> {
+    if grace_ms > MAX_GRACE_MS {
+        return Err(ApiError::new(ErrorCode::BadRequest, "grace_ms is at most a day"));
+    }
+    if grace_ms < min.grace_ms {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("grace_ms is at least {} s", min.grace_ms as f64 / 1000.0),
+        ));
     }
     Ok(())
 }
 
 async fn create_game(
     State(s): State<AppState>,
+    addr: ClientAddr,
     Authed(p): Authed,
-    b: Result<Json<CreateGame>, JsonRejection>,
+    ApiJson(c): ApiJson<CreateGame>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let c = body(b)?;
+    s.limits.rates.games.check(addr, &s.metrics)?;
     let tc = c.time_control.unwrap_or_default();
-    if tc.base_ms == 0 && tc.byoyomi.is_none_or(|b| b.periods == 0 || b.period_ms == 0) {
-        return Err(ApiError::new(
-            ErrorCode::BadRequest,
-            "the time control gives no time at all",
-        ));
+    check_time_control(&tc, &s.config.clock_minimums)?;
+    // The server's default (`--grace-secs`) is the operator's choice; what a
+    // game asks for is checked.
+    if let Some(g) = c.grace_ms {
+        check_grace(g, &s.config.clock_minimums)?;
     }
-    check_time_control(&tc)?;
     let grace_ms = c.grace_ms.unwrap_or(s.config.grace.as_millis() as u64);
-    if grace_ms > MAX_GRACE_MS {
-        return Err(ApiError::new(ErrorCode::BadRequest, "grace_ms is at most a day"));
-    }
     if s.store.active_games_created_by(&p.id).await? >= s.config.max_games_per_session {
         return Err(ApiError::new(
             ErrorCode::TooManyGames,
@@ -306,9 +428,19 @@ async fn create_game(
         players_chat: c.players_chat.unwrap_or(true),
         grace_ms,
     };
-    let handle = start_game(&s, &p.id, settings, &bots).await?;
-    let snap = handle.snapshot().await?;
-    Ok((StatusCode::CREATED, Json(snap)))
+    let quota = &s.limits.bot_games;
+    let placeholder = quota.admit(&s.store, addr, None, bots.len()).await?;
+    let created = async {
+        start_game(&s, &p.id, settings, &bots)
+            .await?
+            .snapshot()
+            .await
+            .map_err(ApiError::from)
+    }
+    .await;
+    quota.created(addr, &placeholder, created.as_ref().ok().map(|snap| snap.id.as_str()));
+    s.lobby.changed();
+    Ok((StatusCode::CREATED, Json(created?)))
 }
 
 /// Creates a game (stored, its room started) by `creator` with `settings`,
@@ -349,7 +481,42 @@ struct ListQuery {
     variant: Option<String>,
 }
 
-async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Result<Json<Vec<GameSummary>>, ApiError> {
+/// How long a lobby list is served before it is read again.
+const LOBBY_TTL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Lists per phase: one of all variants, one per variant.
+const VARIANT_SLOTS: usize = 1 + protocol::Variant::ALL.len();
+
+/// The tournaments' list as read: when, and the list.
+pub type TournamentList = tokio::sync::Mutex<Option<(std::time::Instant, Arc<serde_json::Value>)>>;
+
+/// A lobby list as read: when, at which [`Lobby::changed`] count, and the games.
+type LobbyList = (std::time::Instant, u64, Arc<Vec<GameSummary>>);
+
+/// The lobby's lists (one per phase) and the tournaments' list, each read at
+/// most once a second however many lobbies poll: a request finding its list
+/// older waits for the one that reads it again (one read at a time).
+#[derive(Debug, Default)]
+pub struct Lobby {
+    games: [tokio::sync::Mutex<Option<LobbyList>>; 3 * VARIANT_SLOTS],
+    /// Bumped when this server creates or fills a game: the lists are read
+    /// again at once (a creator finds its game listed).
+    changed: std::sync::atomic::AtomicU64,
+    /// `GET /api/tournaments`, one list per filter (all variants, or one).
+    pub tournaments: [TournamentList; VARIANT_SLOTS],
+}
+
+impl Lobby {
+    /// The lists are out of date.
+    pub fn changed(&self) {
+        self.changed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+async fn list_games(
+    State(s): State<AppState>,
+    Query(q): Query<ListQuery>,
+) -> Result<Json<Arc<Vec<GameSummary>>>, ApiError> {
     let phase = match q.phase.as_deref() {
         None => Phase::Open,
         Some(p) => {
@@ -357,17 +524,33 @@ async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Re
         }
     };
     let variant = variant_filter(q.variant.as_deref())?;
+    // One list per phase and filter (all variants, or one).
+    let phase_slot = match phase {
+        Phase::Open => 0,
+        Phase::Live => 1,
+        Phase::Finished => 2,
+    };
+    let slot = &s.lobby.games[phase_slot * VARIANT_SLOTS + variant.map_or(0, |v| 1 + v as usize)];
+    let mut cached = slot.lock().await;
+    let generation = s.lobby.changed.load(std::sync::atomic::Ordering::Relaxed);
+    if let Some((at, seen, list)) = cached.as_ref()
+        && at.elapsed() < LOBBY_TTL
+        && *seen == generation
+    {
+        return Ok(Json(Arc::clone(list)));
+    }
     let mut games = s.store.list_games(phase, variant, 100).await?;
-    // Seats' presence is known by the rooms, not the store (finished games have none).
-    for g in games.iter_mut().filter(|g| g.phase != Phase::Finished) {
-        if let Ok(Some(h)) = s.rooms.get(&g.id).await
-            && let Ok(snap) = h.snapshot().await
-        {
-            g.seats = snap.seats;
-            g.ply = snap.status.ply;
+    // Who is connected: the sockets know (finished games show nobody).
+    if phase != Phase::Finished {
+        for g in &mut games {
+            for seat in g.seats.iter_mut().flatten() {
+                seat.online = seat.bot.is_some() || s.limits.presence.online(&g.id, &seat.player);
+            }
         }
     }
-    Ok(Json(games))
+    let list = Arc::new(games);
+    *cached = Some((std::time::Instant::now(), generation, Arc::clone(&list)));
+    Ok(Json(list))
 }
 
 /// A list's `?variant=KEY` filter: none when absent or empty.
@@ -381,28 +564,96 @@ pub(crate) fn variant_filter(v: Option<&str>) -> Result<Option<protocol::Variant
     }
 }
 
-async fn room(s: &AppState, id: &str) -> Result<crate::room::RoomHandle, ApiError> {
-    if id.len() > 64 {
-        return Err(ApiError::new(ErrorCode::NotFound, "no such game"));
+/// A game as the API serves it: a room in memory, or a finished game read
+/// from the store and never made a room again (a visitor of an old game
+/// costs a read, not a task and its timers).
+#[derive(Debug)]
+pub(crate) enum Game {
+    /// A room (live, open, or finished a moment ago).
+    Room(crate::room::RoomHandle),
+    /// A finished game's final state, from the store.
+    Finished(Arc<Snapshot>),
+}
+
+/// The final states of finished games recently served (a few hundred at
+/// most; emptied when full).
+#[derive(Debug, Default)]
+pub struct FinishedGames(std::sync::Mutex<std::collections::HashMap<String, Arc<Snapshot>>>);
+
+/// Finished games' states kept at most.
+const FINISHED_KEPT: usize = 512;
+
+impl FinishedGames {
+    fn get(&self, id: &str) -> Option<Arc<Snapshot>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned()
     }
-    s.rooms
-        .get(id)
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))
+
+    fn put(&self, id: &str, snap: Arc<Snapshot>) {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if m.len() >= FINISHED_KEPT {
+            m.clear();
+        }
+        m.insert(id.to_owned(), snap);
+    }
+}
+
+/// The game `id`: its room if in memory; a finished game's final state from
+/// the store; else its room, restored (an unfinished game that did not
+/// restore at start).
+pub(crate) async fn find_game(s: &AppState, id: &str) -> Result<Option<Game>, ApiError> {
+    if id.len() > 64 {
+        return Ok(None);
+    }
+    if let Some(h) = s.rooms.in_memory(id) {
+        return Ok(Some(Game::Room(h)));
+    }
+    if let Some(snap) = s.finished.get(id) {
+        return Ok(Some(Game::Finished(snap)));
+    }
+    match s.store.game_phase(id).await? {
+        None => Ok(None),
+        Some(Phase::Finished) => {
+            let Some(stored) = s.store.load_game(id).await? else {
+                return Ok(None);
+            };
+            let (room, _, now) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Room::restore(stored)))
+                .unwrap_or_else(|_| Err("its replay panicked".into()))
+                .map_err(StoreError::Corrupt)?;
+            let snap = Arc::new(room.snapshot(now));
+            s.finished.put(id, Arc::clone(&snap));
+            Ok(Some(Game::Finished(snap)))
+        }
+        Some(_) => Ok(s.rooms.get(id).await?.map(Game::Room)),
+    }
+}
+
+fn no_such_game() -> ApiError {
+    ApiError::new(ErrorCode::NotFound, "no such game")
+}
+
+/// The room of a game that may still change (join, bots): a finished one is `not_open`.
+async fn room(s: &AppState, id: &str) -> Result<crate::room::RoomHandle, ApiError> {
+    match find_game(s, id).await?.ok_or_else(no_such_game)? {
+        Game::Room(h) => Ok(h),
+        Game::Finished(_) => Err(ApiError::new(ErrorCode::NotOpen, "the game is over")),
+    }
 }
 
 async fn game_state(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<Snapshot>, ApiError> {
-    Ok(Json(room(&s, &id).await?.snapshot().await?))
+    match find_game(&s, &id).await?.ok_or_else(no_such_game)? {
+        Game::Room(h) => Ok(Json(h.snapshot().await?)),
+        Game::Finished(snap) => Ok(Json(Snapshot::clone(&snap))),
+    }
 }
 
 async fn join_game(
     State(s): State<AppState>,
     Path(id): Path<String>,
     Authed(p): Authed,
-    b: Result<Json<JoinGame>, JsonRejection>,
+    ApiJson(j): ApiJson<JoinGame>,
 ) -> Result<Json<Joined>, ApiError> {
-    let j = body(b)?;
     let side = room(&s, &id).await?.join(p, j.side).await?;
+    s.lobby.changed();
     Ok(Json(Joined { game: id, side }))
 }
 
@@ -424,10 +675,10 @@ fn bot_level(n: u8) -> Result<bot::Level, ApiError> {
 async fn add_bot(
     State(s): State<AppState>,
     Path(id): Path<String>,
+    addr: ClientAddr,
     Authed(p): Authed,
-    b: Result<Json<AddBot>, JsonRejection>,
+    ApiJson(a): ApiJson<AddBot>,
 ) -> Result<Json<Joined>, ApiError> {
-    let a = body(b)?;
     let level = bot_level(a.level)?;
     let handle = room(&s, &id).await?;
     if s.store.game_creator(&id).await?.as_deref() != Some(p.id.as_str()) {
@@ -436,15 +687,58 @@ async fn add_bot(
             "only the game's creator may seat a bot",
         ));
     }
+    // Counted against the creator's address like a game created with bots.
+    let seated = handle
+        .snapshot()
+        .await?
+        .seats
+        .iter()
+        .flatten()
+        .filter(|p| p.bot.is_some())
+        .count();
+    s.limits.bot_games.admit(&s.store, addr, Some(&id), seated + 1).await?;
     let side = handle.add_bot(a.side, level).await?;
+    s.lobby.changed();
     tracing::info!(game = %id, %side, level = level.number(), "bot seated");
     Ok(Json(Joined { game: id, side }))
 }
 
-async fn game_record(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<GameRecord>, ApiError> {
-    s.store
-        .record(&id)
-        .await?
-        .map(Json)
-        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))
+async fn game_record(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    MaybeAuthed(viewer): MaybeAuthed,
+) -> Result<Json<GameRecord>, ApiError> {
+    let mut record = s.store.record(&id).await?.ok_or_else(no_such_game)?;
+    visible_chat(&mut record, viewer.as_ref().map(|p| p.id.as_str()));
+    Ok(Json(record))
+}
+
+/// Keeps the chat a viewer may read, by the rule of the game's socket: the
+/// players' channel for the game's seated players only; the spectators'
+/// channel for everyone else, and for the players too once the game is over.
+pub(crate) fn visible_chat(record: &mut GameRecord, viewer: Option<&str>) {
+    let seated = viewer.is_some_and(|v| record.seats.iter().flatten().any(|seat| seat.player == v));
+    let over = record.phase == Phase::Finished;
+    record.chat.retain(|c| match c.channel {
+        protocol::Channel::Players => seated,
+        protocol::Channel::Spectators => !seated || over,
+    });
+}
+
+/// The player of the request's `Authorization: Bearer TOKEN` if it has one
+/// (a token given must be valid: `unauthorized` otherwise).
+#[derive(Debug)]
+pub struct MaybeAuthed(pub Option<Player>);
+
+impl FromRequestParts<AppState> for MaybeAuthed {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        if !parts.headers.contains_key(header::AUTHORIZATION) {
+            return Ok(MaybeAuthed(None));
+        }
+        Authed::from_request_parts(parts, state)
+            .await
+            .map(|Authed(p)| MaybeAuthed(Some(p)))
+    }
 }

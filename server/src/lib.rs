@@ -8,6 +8,7 @@
 pub mod boards;
 pub mod error;
 pub mod http;
+pub mod limits;
 pub mod metrics;
 pub mod penalty;
 pub mod room;
@@ -63,6 +64,30 @@ pub struct Config {
     /// How long a client cut off for flooding must wait before it may open a
     /// game socket again (doubling with each cut-off in a row; zero: no wait).
     pub flood_cooldown: Duration,
+    /// A header set by a trusted reverse proxy (`X-Forwarded-For`,
+    /// `X-Real-IP`) whose last address is the client's; `None`: the peer's
+    /// address, and no header is believed.
+    pub trusted_proxy_header: Option<String>,
+    /// Per-address rate limits on sessions, accounts, logins, games.
+    pub rates: limits::RateConfig,
+    /// Password hashes (argon2, ~19 MiB each) run at once.
+    pub password_hashes: usize,
+    /// Requests that may wait for a password hash; more get 429.
+    pub password_queue: usize,
+    /// Game sockets open at once (beyond: HTTP 503 before the upgrade).
+    pub max_sockets: usize,
+    /// Game sockets one address may hold (beyond: HTTP 429).
+    pub max_sockets_per_address: usize,
+    /// Spectators per game (beyond: closed with 4002).
+    pub max_spectators: usize,
+    /// How long a new socket has to send its `hello`.
+    pub hello_timeout: Duration,
+    /// Unfinished games with bots one address may have created.
+    pub max_bot_games_per_address: usize,
+    /// Unfinished games of three bots the whole server plays at once.
+    pub max_bot_only_games: usize,
+    /// The shortest clocks and grace period a game may ask for.
+    pub clock_minimums: http::ClockMinimums,
 }
 
 impl Default for Config {
@@ -81,6 +106,17 @@ impl Default for Config {
             bot_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             session_ttl: Duration::from_secs(30 * 24 * 3600),
             flood_cooldown: Duration::from_secs(5),
+            trusted_proxy_header: None,
+            rates: limits::RateConfig::default(),
+            password_hashes: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            password_queue: 32,
+            max_sockets: 10_000,
+            max_sockets_per_address: 100,
+            max_spectators: 200,
+            hello_timeout: Duration::from_secs(5),
+            max_bot_games_per_address: 3,
+            max_bot_only_games: 4,
+            clock_minimums: http::ClockMinimums::default(),
         }
     }
 }
@@ -114,6 +150,12 @@ pub struct AppState {
     pub next_conn: Arc<AtomicU64>,
     /// Clients cut off for flooding, kept out for a while.
     pub penalties: Arc<penalty::PenaltyBox>,
+    /// What one client may take (rates, hashing, sockets).
+    pub limits: Arc<limits::Limits>,
+    /// Finished games' final states recently served from the store.
+    pub finished: Arc<http::FinishedGames>,
+    /// The lobby's lists, read at most once a second.
+    pub lobby: Arc<http::Lobby>,
 }
 
 /// A startup failure.
@@ -145,6 +187,9 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
     tracing::info!(restored, "unfinished games restored");
     Ok(AppState {
         penalties: Arc::new(penalty::PenaltyBox::new(config.flood_cooldown)),
+        limits: Arc::new(limits::Limits::new(&config, &metrics)),
+        finished: Arc::default(),
+        lobby: Arc::default(),
         config: Arc::new(config),
         store,
         rooms,
@@ -177,6 +222,18 @@ pub async fn serve(
     let tracker = state.tracker.clone();
     let store = state.store.clone();
     tracing::info!(addr = %listener.local_addr()?, "listening");
+    // Addresses whose allowances are whole again are forgotten each minute.
+    let limits = Arc::clone(&state.limits);
+    let forget = token.clone();
+    tracker.spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(60));
+        loop {
+            tokio::select! {
+                _ = every.tick() => limits.forget_idle(),
+                () = forget.cancelled() => break,
+            }
+        }
+    });
     let app = http::app(state);
     let stop = token.clone();
     // Game messages are small and latency-bound: send each at once (no Nagle).

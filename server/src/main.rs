@@ -25,7 +25,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run the game server (HTTP API, WebSockets, store).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Print the legal moves, one per line, in canonical order.
     Moves {
         #[command(flatten)]
@@ -118,6 +118,47 @@ struct ServeArgs {
     /// (doubling with each cut-off in a row; 0: no wait).
     #[arg(long, env = "SANGUO_FLOOD_COOLDOWN_SECS", default_value_t = 5)]
     flood_cooldown_secs: u64,
+    /// A header set by the trusted reverse proxy in front (e.g. X-Forwarded-For,
+    /// X-Real-IP) whose last address is the client's. Off by default: the
+    /// peer's address is the client's and no header is believed.
+    #[arg(long, env = "SANGUO_TRUSTED_PROXY_HEADER")]
+    trusted_proxy_header: Option<String>,
+    /// Guest sessions one address may create per minute (bursts of as many; 0: no limit).
+    #[arg(long, env = "SANGUO_SESSIONS_PER_MIN", default_value_t = 30)]
+    sessions_per_minute: u32,
+    /// Accounts one address may create per minute (0: no limit).
+    #[arg(long, env = "SANGUO_ACCOUNTS_PER_MIN", default_value_t = 10)]
+    accounts_per_minute: u32,
+    /// Logins one address may try per minute (0: no limit).
+    #[arg(long, env = "SANGUO_LOGINS_PER_MIN", default_value_t = 20)]
+    logins_per_minute: u32,
+    /// Games one address may create per minute (0: no limit).
+    #[arg(long, env = "SANGUO_GAMES_PER_MIN", default_value_t = 30)]
+    games_per_minute: u32,
+    /// Password hashes (argon2, ~19 MiB each) run at once (default: the number of cores).
+    #[arg(long, env = "SANGUO_PASSWORD_HASHES")]
+    password_hashes: Option<usize>,
+    /// Logins and sign-ups that may wait for a password hash; more are refused (429).
+    #[arg(long, env = "SANGUO_PASSWORD_QUEUE", default_value_t = 32)]
+    password_queue: usize,
+    /// Game sockets open at once, all addresses together (more: HTTP 503).
+    #[arg(long, env = "SANGUO_MAX_SOCKETS", default_value_t = 10_000)]
+    max_sockets: usize,
+    /// Game sockets one address may hold open (more: HTTP 429).
+    #[arg(long, env = "SANGUO_MAX_SOCKETS_PER_ADDR", default_value_t = 100)]
+    max_sockets_per_address: usize,
+    /// Spectators one game may have (more: closed with 4002).
+    #[arg(long, env = "SANGUO_MAX_SPECTATORS", default_value_t = 200)]
+    max_spectators: usize,
+    /// Unfinished games with bots that one address may have created.
+    #[arg(long, env = "SANGUO_MAX_BOT_GAMES_PER_ADDR", default_value_t = 3)]
+    max_bot_games_per_address: usize,
+    /// Unfinished games of three bots the whole server plays at once.
+    #[arg(long, env = "SANGUO_MAX_BOT_ONLY_GAMES", default_value_t = 4)]
+    max_bot_only_games: usize,
+    /// Seconds a new game socket has to send its `hello` (then closed with 1008).
+    #[arg(long, env = "SANGUO_HELLO_SECS", default_value_t = 5)]
+    hello_secs: u64,
 }
 
 fn serve(args: ServeArgs) -> Result<()> {
@@ -142,6 +183,24 @@ fn serve(args: ServeArgs) -> Result<()> {
             .max(1),
         session_ttl: std::time::Duration::from_secs(args.session_ttl_secs),
         flood_cooldown: std::time::Duration::from_secs(args.flood_cooldown_secs),
+        trusted_proxy_header: args.trusted_proxy_header.filter(|h| !h.trim().is_empty()),
+        rates: server::limits::RateConfig {
+            sessions_per_minute: args.sessions_per_minute,
+            accounts_per_minute: args.accounts_per_minute,
+            logins_per_minute: args.logins_per_minute,
+            games_per_minute: args.games_per_minute,
+        },
+        password_hashes: args
+            .password_hashes
+            .unwrap_or_else(|| server::Config::default().password_hashes)
+            .max(1),
+        password_queue: args.password_queue,
+        max_sockets: args.max_sockets.max(1),
+        max_sockets_per_address: args.max_sockets_per_address.max(1),
+        max_spectators: args.max_spectators,
+        hello_timeout: std::time::Duration::from_secs(args.hello_secs.max(1)),
+        max_bot_games_per_address: args.max_bot_games_per_address,
+        max_bot_only_games: args.max_bot_only_games,
         ..server::Config::default()
     };
     let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;
@@ -179,7 +238,7 @@ async fn shutdown_signal() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Serve(args) => serve(args)?,
+        Command::Serve(args) => serve(*args)?,
         Command::Moves { game } => {
             let pos = game.position()?;
             let mut out = String::new();

@@ -62,6 +62,10 @@ pub struct Inner {
     pub moves: AtomicU64,
     /// Client messages refused with an error.
     pub refused: AtomicU64,
+    /// HTTP requests and sockets refused by a per-address or global limit.
+    pub rate_limited: AtomicU64,
+    /// Password verifications run (logins; unknown usernames included).
+    pub password_verifications: AtomicU64,
     /// Connections dropped because their outbound queue was full.
     pub slow_drops: AtomicU64,
     /// From a move reaching its room to its broadcast (store commit included).
@@ -118,6 +122,18 @@ impl Metrics {
             "sanguo_refused_total",
             "Client messages answered with an error.",
             self.refused.load(Ordering::Relaxed),
+        );
+        counter(
+            &mut out,
+            "sanguo_rate_limited_total",
+            "Requests and sockets refused by a per-address or global limit.",
+            self.rate_limited.load(Ordering::Relaxed),
+        );
+        counter(
+            &mut out,
+            "sanguo_password_verifications_total",
+            "Password verifications run (logins of unknown usernames included).",
+            self.password_verifications.load(Ordering::Relaxed),
         );
         counter(
             &mut out,

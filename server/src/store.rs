@@ -623,6 +623,19 @@ impl Store {
         row.map(|r| Ok(r.try_get("created_by")?)).transpose()
     }
 
+    /// A game's phase (`None`: no such game): one indexed read, nothing loaded.
+    pub async fn game_phase(&self, id: &str) -> Result<Option<Phase>, StoreError> {
+        let row = sqlx::query("SELECT phase FROM games WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| {
+            let phase: String = r.try_get("phase")?;
+            Phase::parse(&phase).ok_or_else(|| StoreError::Corrupt(format!("phase {phase:?}")))
+        })
+        .transpose()
+    }
+
     /// Unfinished games created by a player.
     pub async fn active_games_created_by(&self, player: &str) -> Result<i64, StoreError> {
         // Tournament games are the organizer's duty, not its own games.
@@ -1115,7 +1128,10 @@ impl Store {
         Ok(())
     }
 
-    /// Public games in a phase (of one variant, or of all), newest first.
+    /// Public games in a phase (of one variant, or of all), newest first, with
+    /// their seats: one query (the seats joined to the page of games), nothing
+    /// computed per game. `online` is false here for people (the caller knows
+    /// who is connected).
     pub async fn list_games(
         &self,
         phase: Phase,
@@ -1123,26 +1139,37 @@ impl Store {
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
         let rows = sqlx::query(
-            "SELECT g.id, g.settings, (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.spent_ms IS NOT NULL) AS ply \
-             FROM games g WHERE g.phase = $1 AND g.public = 1 AND ($2 = '' OR g.variant = $2) \
-             ORDER BY g.created_ms DESC LIMIT $3",
+            "SELECT g.id AS game_id, g.settings, g.created_ms, \
+             (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.spent_ms IS NOT NULL) AS ply, \
+             s.side, p.id, p.name, p.username, p.bot_level \
+             FROM (SELECT id, settings, created_ms FROM games WHERE phase = $1 AND public = 1 \
+                   AND ($2 = '' OR variant = $2) ORDER BY created_ms DESC, id LIMIT $3) g \
+             LEFT JOIN seats s ON s.game_id = g.id LEFT JOIN players p ON p.id = s.player_id \
+             ORDER BY g.created_ms DESC, g.id",
         )
         .bind(phase.as_str())
         .bind(variant.map_or("", |v| v.key()))
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
-        let mut out = Vec::with_capacity(rows.len());
+        let mut out: Vec<GameSummary> = Vec::new();
         for r in rows {
-            let id: String = r.try_get("id")?;
-            let seats = self.seats(&id).await?.map(|s| s.map(|p| p.seat_info(false)));
-            out.push(GameSummary {
-                phase,
-                settings: from_json(&r.try_get::<String, _>("settings")?)?,
-                seats,
-                ply: r.try_get::<i64, _>("ply")? as u32,
-                id,
-            });
+            let id: String = r.try_get("game_id")?;
+            if out.last().is_none_or(|g| g.id != id) {
+                out.push(GameSummary {
+                    phase,
+                    settings: from_json(&r.try_get::<String, _>("settings")?)?,
+                    seats: Default::default(),
+                    ply: r.try_get::<i64, _>("ply")? as u32,
+                    id,
+                });
+            }
+            if r.try_get::<Option<String>, _>("side")?.is_some() {
+                let (side, player) = seat_row(&r)?;
+                if let Some(g) = out.last_mut() {
+                    g.seats[side.index()] = Some(player.seat_info(false));
+                }
+            }
         }
         Ok(out)
     }

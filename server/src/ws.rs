@@ -12,20 +12,20 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::SinkExt;
-use protocol::{ClientMsg, ErrorBody, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, ServerMsg};
+use protocol::{ClientMsg, ErrorBody, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, Role, ServerMsg, Side, Snapshot};
 use tokio::time::Instant;
 
 use crate::AppState;
 use crate::error::ApiError;
+use crate::http::{Game, find_game};
+use crate::limits::{ClientAddr, SocketPermit, SocketRefusal};
 use crate::room::core::Act;
-use crate::room::{Inbox, Received, RoomHandle, encode, outbox};
+use crate::room::{Inbox, Received, encode, outbox};
 use crate::store::{Player, TokenLookup};
 
 /// Frames above this close the connection outright (tungstenite refuses
 /// them); frames between [`MAX_FRAME_BYTES`] and this get an error reply.
 const HARD_FRAME_LIMIT: usize = 64 * 1024;
-/// How long a client has to send `hello`.
-const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 /// Refusals for rate or size after which the connection is closed (only the
 /// first of a run is answered: a flood is not worth one reply per message).
 const MAX_STRIKES: u32 = 10;
@@ -46,17 +46,21 @@ fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
     !host.is_empty() && origin_host == host
 }
 
-/// `GET /api/games/{id}/ws`.
+/// `GET /api/games/{id}/ws`. Before the upgrade only what is cheap: the
+/// Origin, the socket caps (global and per address: refused with HTTP 503 or
+/// 429) and that the game exists (one indexed read). The room is looked up —
+/// or restored — only after a valid `hello`.
 pub async fn upgrade(
     ws: WebSocketUpgrade,
     State(s): State<AppState>,
     Path(id): Path<String>,
+    addr: ClientAddr,
     headers: HeaderMap,
     extensions: axum::http::Extensions,
 ) -> Result<Response, ApiError> {
     let ip = extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|c| c.0.ip());
+        .map(|_| addr.0);
     if !origin_allowed(&headers, &s.config.allowed_origins) {
         return Err(ApiError::new(
             ErrorCode::Forbidden,
@@ -66,14 +70,26 @@ pub async fn upgrade(
     if s.shutdown.is_cancelled() {
         return Err(ApiError::new(ErrorCode::ShuttingDown, "the server is stopping"));
     }
-    if id.len() > 64 {
+    let permit = match s.limits.sockets.admit(addr) {
+        Ok(p) => p,
+        Err(refusal) => {
+            s.metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
+            let e = match refusal {
+                SocketRefusal::Full => ApiError::new(
+                    ErrorCode::ShuttingDown,
+                    "the server holds all the game sockets it can; try again soon",
+                ),
+                SocketRefusal::AddressFull => {
+                    ApiError::new(ErrorCode::RateLimited, "too many game sockets from this address")
+                }
+            };
+            return Err(e.retry_after(Duration::from_secs(5)));
+        }
+    };
+    let exists = id.len() <= 64 && (s.rooms.in_memory(&id).is_some() || s.store.game_phase(&id).await?.is_some());
+    if !exists {
         return Err(ApiError::new(ErrorCode::NotFound, "no such game"));
     }
-    let room = s
-        .rooms
-        .get(&id)
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))?;
     // The connection counts as a tracked task from here, so shutdown waits for it.
     let token = s.tracker.token();
     Ok(ws
@@ -94,7 +110,7 @@ pub async fn upgrade(
             // A task of its own whose future is the connection alone: run
             // inside axum's upgrade task, it would sit beside that task's
             // state and a second copy of the socket.
-            s.tracker.clone().spawn(connection(socket, s, room, ip));
+            s.tracker.clone().spawn(connection(socket, s, id, ip, permit));
             drop(token);
             std::future::ready(())
         })
@@ -127,10 +143,37 @@ pub fn decode(text: &str) -> Result<ClientMsg, ErrorBody> {
     })
 }
 
+/// Close codes (RFC 6455 §7.4.1 where one means what happened; 4000–4999
+/// are this application's own). Each is listed in protocol/README.md.
+pub mod close_code {
+    /// The client (or the server, for a finished game's watcher) said goodbye.
+    pub const NORMAL: u16 = 1000;
+    /// The server is stopping (reconnect once it is back).
+    pub const GOING_AWAY: u16 = 1001;
+    /// The client broke the protocol's rules: no or a bad `hello`, an
+    /// unknown token, flooding, kept out after flooding.
+    pub const POLICY: u16 = 1008;
+    /// A frame above 64 KB.
+    pub const TOO_BIG: u16 = 1009;
+    /// The server failed (the room is gone, the store refused): reconnect.
+    pub const INTERNAL: u16 = 1011;
+    /// The room dropped the connection: it did not read its messages fast
+    /// enough (its queue overflowed). Reconnect with the last `v`.
+    pub const TOO_SLOW: u16 = 4000;
+    /// Nothing heard from the client for three heartbeat intervals.
+    pub const SILENT: u16 = 4001;
+    /// The game has as many spectators as it takes.
+    pub const SPECTATORS_FULL: u16 = 4002;
+    /// `hello` asked for another protocol version.
+    pub const UNSUPPORTED_PROTOCOL: u16 = 4003;
+}
+
 /// Close code for a client that broke the protocol's limits (RFC 6455 1008).
-const CLOSE_POLICY: u16 = 1008;
+const CLOSE_POLICY: u16 = close_code::POLICY;
 /// The Close reason of a flooding client.
 pub const FLOOD_CLOSE_REASON: &str = "too many messages: rate limit exceeded";
+/// The Close reason of a client that sent too many frames above 8 KB.
+pub const OVERSIZED_CLOSE_REASON: &str = "too many frames above 8 KB";
 /// The Close reason for a client cut off for flooding that came back too soon.
 pub const PENALTY_CLOSE_REASON: &str = "cut off for flooding: reconnect later";
 
@@ -187,13 +230,19 @@ impl Drop for Counted {
 enum End {
     /// The client closed, or the socket failed.
     ClientLeft,
-    /// The room dropped the connection (too slow, or removed), its queue
-    /// overflowed, or the room is gone.
+    /// The room dropped the connection (too slow, or removed), or its queue
+    /// overflowed.
     Removed,
+    /// The room is gone.
+    Gone,
+    /// A frame over the hard limit.
+    TooBig,
     /// Nothing heard for three heartbeat intervals.
     Silent,
-    /// Too many refusals for rate or size.
+    /// Too many refusals, the last for the rate.
     Flood,
+    /// Too many refusals, the last for a frame's size.
+    Oversized,
     /// The server is stopping.
     Shutdown,
 }
@@ -202,12 +251,29 @@ impl End {
     /// The Close frame's code and reason.
     fn close(self) -> (u16, &'static str) {
         match self {
-            End::ClientLeft => (1000, "bye"),
-            End::Removed | End::Silent => (1012, "too slow or removed; reconnect with your last v"),
+            End::ClientLeft => (close_code::NORMAL, "bye"),
+            End::TooBig => (close_code::TOO_BIG, "frames are at most 64 KB"),
+            End::Removed => (close_code::TOO_SLOW, "too slow or removed; reconnect with your last v"),
+            End::Gone => (close_code::INTERNAL, "the game is not available; reconnect"),
+            End::Silent => (close_code::SILENT, "no heartbeat for three intervals"),
             End::Flood => (CLOSE_POLICY, FLOOD_CLOSE_REASON),
-            End::Shutdown => (1012, "server shutting down"),
+            End::Oversized => (CLOSE_POLICY, OVERSIZED_CLOSE_REASON),
+            End::Shutdown => (close_code::GOING_AWAY, "server shutting down"),
         }
     }
+}
+
+/// Whether a read failed because the frame was over the hard limit.
+fn too_big(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(t) = err.downcast_ref::<tokio_tungstenite::tungstenite::Error>() {
+            return matches!(t, tokio_tungstenite::tungstenite::Error::Capacity(_));
+        }
+        source = err.source();
+    }
+    let words = e.to_string();
+    words.contains("Message too long") || words.contains("Space limit exceeded")
 }
 
 /// A refused `hello`: the error to send, then the Close frame.
@@ -218,29 +284,74 @@ struct Refusal {
 }
 
 impl Refusal {
-    fn new(code: ErrorCode, message: impl Into<String>) -> Refusal {
+    fn new(code: ErrorCode, message: impl Into<String>, close: (u16, &'static str)) -> Refusal {
         Refusal {
             error: error(code, message),
-            close: (1000, "bye"),
+            close,
         }
     }
 }
 
-/// Waits for `hello` and checks it: the player (if a token was given) and
-/// the client's last version.
+/// Waits for `hello` (at most `--hello-secs`) and checks it: the player (if
+/// a token was given) and the client's last version. Something that is no
+/// protocol message is `bad_message`; another message first is `hello_first`.
 async fn hello(socket: &mut WebSocket, s: &AppState) -> Result<(Option<Player>, Option<u64>), Refusal> {
-    let first = || Refusal::new(ErrorCode::HelloFirst, "the first message must be hello");
-    let text = match tokio::time::timeout(HELLO_TIMEOUT, socket.recv()).await {
-        Ok(Some(Ok(Message::Text(t)))) if t.len() <= MAX_FRAME_BYTES => t,
-        _ => return Err(first()),
+    const NO_HELLO: (u16, &str) = (close_code::POLICY, "the first message must be hello");
+    let wait = s.config.hello_timeout;
+    let text = match tokio::time::timeout(wait, socket.recv()).await {
+        Ok(Some(Ok(Message::Text(t)))) => t,
+        Err(_) => {
+            return Err(Refusal::new(
+                ErrorCode::HelloFirst,
+                format!("no hello within {} s", wait.as_secs_f64()),
+                (close_code::POLICY, "no hello in time"),
+            ));
+        }
+        Ok(Some(Ok(Message::Binary(_)))) => {
+            return Err(Refusal::new(
+                ErrorCode::BadMessage,
+                "binary frames are not part of the protocol",
+                NO_HELLO,
+            ));
+        }
+        Ok(Some(Err(e))) if too_big(&e) => {
+            return Err(Refusal::new(
+                ErrorCode::FrameTooLarge,
+                format!("frames are at most {MAX_FRAME_BYTES} bytes"),
+                End::TooBig.close(),
+            ));
+        }
+        _ => {
+            return Err(Refusal::new(
+                ErrorCode::HelloFirst,
+                "the first message must be hello",
+                NO_HELLO,
+            ));
+        }
     };
-    let Ok(ClientMsg::Hello { protocol, token, v }) = serde_json::from_str::<ClientMsg>(&text) else {
-        return Err(first());
+    let (protocol, token, v) = match decode(&text) {
+        Ok(ClientMsg::Hello { protocol, token, v }) => (protocol, token, v),
+        Ok(_) => {
+            return Err(Refusal::new(
+                ErrorCode::HelloFirst,
+                "the first message must be hello",
+                NO_HELLO,
+            ));
+        }
+        Err(e) => {
+            let close = if e.code == ErrorCode::FrameTooLarge {
+                (close_code::POLICY, "frames are at most 8 KB")
+            } else {
+                NO_HELLO
+            };
+            return Err(Refusal::new(e.code, e.message, close));
+        }
     };
     if protocol != PROTOCOL_VERSION {
         return Err(Refusal::new(
             ErrorCode::UnsupportedProtocol,
             format!("this server speaks protocol {PROTOCOL_VERSION}"),
+            (close_code::UNSUPPORTED_PROTOCOL, "unsupported protocol version"),
         ));
     }
     let Some(token) = token else {
@@ -254,10 +365,11 @@ async fn hello(socket: &mut WebSocket, s: &AppState) -> Result<(Option<Player>, 
             } else {
                 "unknown session token"
             };
-            Err(Refusal {
-                error: error(ErrorCode::Unauthorized, words),
-                close: (CLOSE_POLICY, "unauthorized"),
-            })
+            Err(Refusal::new(
+                ErrorCode::Unauthorized,
+                words,
+                (CLOSE_POLICY, "unauthorized"),
+            ))
         }
         Err(e) => {
             tracing::error!(error = %e, "token lookup failed");
@@ -265,9 +377,14 @@ async fn hello(socket: &mut WebSocket, s: &AppState) -> Result<(Option<Player>, 
                 Refusal::new(
                     ErrorCode::StorageUnavailable,
                     "the store is unreachable; reconnect soon",
+                    (close_code::INTERNAL, "store unreachable"),
                 )
             } else {
-                Refusal::new(ErrorCode::Internal, "internal error")
+                Refusal::new(
+                    ErrorCode::Internal,
+                    "internal error",
+                    (close_code::INTERNAL, "internal error"),
+                )
             })
         }
     }
@@ -278,7 +395,13 @@ async fn hello(socket: &mut WebSocket, s: &AppState) -> Result<(Option<Player>, 
 /// closing handshake. One task rather than a reader and a writer: half the
 /// tasks and no shared lock around the socket, and an idle connection's
 /// whole state is this future, the socket's buffers and its queue.
-async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Option<std::net::IpAddr>) {
+async fn connection(
+    mut socket: WebSocket,
+    s: AppState,
+    id: String,
+    ip: Option<std::net::IpAddr>,
+    _permit: SocketPermit,
+) {
     let _counted = Counted::new(&s.metrics);
     // Boxed, as every await below that is large and happens once: the
     // future of this function is allocated for the connection's whole life
@@ -318,16 +441,77 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
         return;
     }
 
+    // Only now, after a valid hello, is the game looked up (a room restored
+    // if it must be; a finished game read from the store, no room made).
+    let spectators_full = || {
+        s.metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
+        Refusal::new(
+            ErrorCode::RateLimited,
+            "this game has as many spectators as it takes",
+            (close_code::SPECTATORS_FULL, "too many spectators"),
+        )
+    };
+    // Without a token the connection can only watch: its place is taken first.
+    let mut watching = match &player {
+        None => match s.limits.sockets.spectate(&id) {
+            Some(w) => Some(w),
+            None => {
+                let r = spectators_full();
+                Box::pin(close(&mut socket, None, Some(r.error), r.close, true)).await;
+                return;
+            }
+        },
+        Some(_) => None,
+    };
+    let room = match Box::pin(find_game(&s, &id)).await {
+        Ok(Some(Game::Room(room))) => room,
+        Ok(Some(Game::Finished(snap))) => {
+            let seated = player.as_ref().and_then(|p| {
+                Side::ALL.into_iter().find(|&side| {
+                    snap.seats[side.index()]
+                        .as_ref()
+                        .is_some_and(|seat| seat.player == p.id)
+                })
+            });
+            if seated.is_none() && watching.is_none() {
+                watching = s.limits.sockets.spectate(&id);
+                if watching.is_none() {
+                    let r = spectators_full();
+                    Box::pin(close(&mut socket, None, Some(r.error), r.close, true)).await;
+                    return;
+                }
+            }
+            Box::pin(watch_finished(socket, s, snap, seated)).await;
+            return;
+        }
+        Ok(None) | Err(_) => {
+            let e = error(ErrorCode::Internal, "the game is not available; reconnect");
+            Box::pin(close(&mut socket, None, Some(e), End::Gone.close(), true)).await;
+            return;
+        }
+    };
+
+    let _present = player.as_ref().map(|p| s.limits.presence.enter(&id, &p.id));
     let (outbox, inbox) = outbox(s.config.outbound_queue);
     let conn = s.next_conn.fetch_add(1, Ordering::Relaxed);
     tracing::debug!(conn, player = ?player.as_ref().map(|p| &p.id), "game socket open");
-    if Box::pin(room.connect(conn, player, last_v, outbox.clone()))
-        .await
-        .is_err()
-    {
-        let _ = outbox.send(error(ErrorCode::Internal, "the game is not available; reconnect"));
-        Box::pin(close(&mut socket, Some(&inbox), None, End::Removed.close(), true)).await;
-        return;
+    let welcome = match Box::pin(room.connect(conn, player, last_v, outbox.clone())).await {
+        Ok(w) => w,
+        Err(_) => {
+            let _ = outbox.send(error(ErrorCode::Internal, "the game is not available; reconnect"));
+            Box::pin(close(&mut socket, Some(&inbox), None, End::Gone.close(), true)).await;
+            return;
+        }
+    };
+    if welcome.role == Role::Spectator && watching.is_none() {
+        watching = s.limits.sockets.spectate(&id);
+        if watching.is_none() {
+            // What the room queued (welcome, snapshot) is not sent.
+            Box::pin(room.disconnect(conn)).await;
+            let r = spectators_full();
+            Box::pin(close(&mut socket, None, Some(r.error), r.close, true)).await;
+            return;
+        }
     }
 
     let mut limit = RateLimit {
@@ -391,6 +575,7 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
             }
         };
         let text = match frame {
+            Some(Err(e)) if too_big(&e) => break End::TooBig,
             None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break End::ClientLeft,
             Some(Ok(Message::Text(t))) => t,
             Some(Ok(Message::Binary(_))) => {
@@ -410,7 +595,9 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
         last_heard = Instant::now();
         // Oversized frames are always answered; of a run of messages over the
         // rate, only the first.
-        let refusal = if text.len() > MAX_FRAME_BYTES {
+        // The kind of the last strike names the close.
+        let oversized = text.len() > MAX_FRAME_BYTES;
+        let refusal = if oversized {
             Some(Some(error(
                 ErrorCode::FrameTooLarge,
                 format!("frames are at most {MAX_FRAME_BYTES} bytes"),
@@ -430,8 +617,8 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
                 let wait = penalty_key
                     .as_deref()
                     .map(|k| s.penalties.cut_off(k, std::time::Instant::now()));
-                tracing::info!(conn, ?wait, "closing a flooding connection");
-                break End::Flood;
+                tracing::info!(conn, ?wait, oversized, "closing a flooding connection");
+                break if oversized { End::Oversized } else { End::Flood };
             }
             if let Some(r) = answer
                 && !outbox.send(r)
@@ -457,6 +644,11 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
             ClientMsg::Resign => room.act(conn, Act::Resign, lag_ms).await,
             ClientMsg::OfferDraw => room.act(conn, Act::OfferDraw, lag_ms).await,
             ClientMsg::AnswerDraw { accept } => room.act(conn, Act::AnswerDraw(accept), lag_ms).await,
+            ClientMsg::Chat { text, .. } if text.contains('\0') => {
+                // The store cannot hold one (Postgres refuses NUL in text).
+                let _ = outbox.send(error(ErrorCode::BadChat, "chat may not contain NUL characters"));
+                true
+            }
             ClientMsg::Chat { channel, text } => room.chat(conn, channel, text).await,
             ClientMsg::Ping { n } => {
                 let _ = outbox.send(encode(&ServerMsg::Pong { n, rtt_ms }));
@@ -480,7 +672,7 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
         };
         if !delivered {
             let _ = outbox.send(error(ErrorCode::Internal, "the game is not available; reconnect"));
-            break End::Removed;
+            break End::Gone;
         }
     };
     let end = if end == End::Removed && s.shutdown.is_cancelled() {
@@ -493,6 +685,86 @@ async fn connection(mut socket: WebSocket, s: AppState, room: RoomHandle, ip: Op
     // A connection the room dropped for being slow gets no backlog.
     let backlog = (end != End::Removed || !outbox.is_kicked()).then_some(&inbox);
     Box::pin(close(&mut socket, backlog, None, end.close(), true)).await;
+}
+
+/// A connection to a finished game that is not in memory: the welcome and
+/// the final state, then only heartbeats until the client leaves (a browser
+/// left open on an old game must not reconnect in a loop). Actions are
+/// answered `game_over`; nothing reaches a room, none is made.
+async fn watch_finished(mut socket: WebSocket, s: AppState, snap: std::sync::Arc<Snapshot>, side: Option<Side>) {
+    let welcome = encode(&ServerMsg::Welcome {
+        protocol: PROTOCOL_VERSION,
+        game: snap.id.clone(),
+        role: if side.is_some() { Role::Player } else { Role::Spectator },
+        side,
+        v: snap.v,
+    });
+    let state = encode(&ServerMsg::Snapshot {
+        game: Box::new(Snapshot::clone(&snap)),
+    });
+    drop(snap);
+    let interval = s.config.ping_interval;
+    let mut ticker = tokio::time::interval_at(Instant::now() + interval, interval);
+    let mut last_heard = Instant::now();
+    let mut limit = RateLimit {
+        tokens: f64::from(s.config.message_burst),
+        burst: f64::from(s.config.message_burst),
+        per_second: f64::from(s.config.messages_per_second),
+        last: Instant::now(),
+    };
+    let mut strikes = 0u32;
+    let mut ping_n = 0;
+    let end = 'conn: {
+        for m in [welcome, state] {
+            if socket.send(Message::Text(m)).await.is_err() {
+                break 'conn End::ClientLeft;
+            }
+        }
+        loop {
+            let frame = tokio::select! {
+                f = socket.recv() => f,
+                () = s.shutdown.cancelled() => break End::Shutdown,
+                _ = ticker.tick() => {
+                    if last_heard.elapsed() > interval * 3 {
+                        break End::Silent;
+                    }
+                    ping_n += 1;
+                    if socket.send(Message::Text(encode(&ServerMsg::Ping { n: ping_n }))).await.is_err() {
+                        break End::ClientLeft;
+                    }
+                    continue;
+                }
+            };
+            let text = match frame {
+                Some(Err(e)) if too_big(&e) => break End::TooBig,
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break End::ClientLeft,
+                Some(Ok(Message::Text(t))) => t,
+                Some(Ok(_)) => {
+                    last_heard = Instant::now();
+                    continue;
+                }
+            };
+            last_heard = Instant::now();
+            if !limit.allow() || text.len() > MAX_FRAME_BYTES {
+                strikes += 1;
+                if strikes > MAX_STRIKES {
+                    break End::Flood;
+                }
+                continue;
+            }
+            let reply = match decode(&text) {
+                Ok(ClientMsg::Ping { n }) => encode(&ServerMsg::Pong { n, rtt_ms: None }),
+                Ok(ClientMsg::Pong { .. }) => continue,
+                Ok(ClientMsg::Hello { .. }) => error(ErrorCode::HelloFirst, "hello was already said"),
+                Ok(_) => error(ErrorCode::GameOver, "the game is over"),
+                Err(e) => error(e.code, e.message),
+            };
+            if socket.send(Message::Text(reply)).await.is_err() {
+                break End::ClientLeft;
+            }
+        }
+    };
+    Box::pin(close(&mut socket, None, None, end.close(), end != End::ClientLeft)).await;
 }
 
 /// Closes a connection: writes what is still queued (and `last`), the Close

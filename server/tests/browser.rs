@@ -35,6 +35,14 @@ fn web_client_in_chromium() {
         .current_dir(&dir)
         .env("SANGUO_BIN", env!("CARGO_BIN_EXE_sanguo"))
         .env("SANGUO_SKIP_BUILD", "1")
+        // The servers the browser tests start take every client from 127.0.0.1:
+        // the per-address limits (tested in tests/tests/abuse.rs) are off there.
+        .env("SANGUO_SESSIONS_PER_MIN", "0")
+        .env("SANGUO_ACCOUNTS_PER_MIN", "0")
+        .env("SANGUO_LOGINS_PER_MIN", "0")
+        .env("SANGUO_GAMES_PER_MIN", "0")
+        .env("SANGUO_MAX_SOCKETS_PER_ADDR", "100000")
+        .env("SANGUO_MAX_BOT_GAMES_PER_ADDR", "100000")
         .env("CHROMIUM_PATH", &chromium)
         .output()
         .expect("npm not found: install Node.js (20 or later)");

@@ -119,6 +119,15 @@ impl TestServer {
             // second. Tests of the rate limit itself set the product's values.
             messages_per_second: 200,
             message_burst: 400,
+            // Tests mint guests, create games and open sockets from 127.0.0.1
+            // far faster than people: the per-address limits are off, except in
+            // the tests of those limits (tests/tests/abuse.rs).
+            rates: server::limits::RateConfig::unlimited(),
+            max_sockets_per_address: 100_000,
+            max_bot_games_per_address: 100_000,
+            max_bot_only_games: 100_000,
+            // Tests of clocks and timeouts play with clocks of milliseconds.
+            clock_minimums: server::http::ClockMinimums::none(),
             ..server::Config::default()
         }
     }
@@ -180,6 +189,26 @@ impl Api {
             base,
             http: reqwest::Client::new(),
         }
+    }
+
+    /// A client whose requests come from `ip` (a loopback address of its
+    /// own, 127.0.0.2 and up: another client as the server's limits see it).
+    pub fn from_address(base: String, ip: std::net::IpAddr) -> Api {
+        Api {
+            base,
+            http: reqwest::Client::builder()
+                .local_address(ip)
+                .build()
+                .expect("http client"),
+        }
+    }
+
+    /// A number of `GET /metrics` (the sample of a metric without labels).
+    pub async fn metric(&self, name: &str) -> f64 {
+        let (_, text) = self.get_text("/metrics").await;
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no metric {name}"))
     }
 
     async fn answer<T: serde::de::DeserializeOwned>(r: reqwest::Response) -> Result<T, ApiFailure> {

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use engine::{Action, Direction, Event, Game};
 use protocol::{
-    Byoyomi, Channel, ClientMsg, CreateGame, DrawReason, EliminationReason, Ending, ErrorCode, GameEvent, GameResult,
-    Phase, Request, ServerMsg, Side, TimeControl,
+    Byoyomi, Channel, ClientMsg, CreateGame, DrawReason, EliminationReason, Ending, ErrorCode, GameEvent, GameRecord,
+    GameResult, Phase, Request, ServerMsg, Side, TimeControl,
 };
 use sanguo_tests::harness::{Api, Client, Table, TestDb, TestServer};
 use sanguo_tests::{Lcg, pick, scripted_game};
@@ -134,7 +134,15 @@ async fn scripted_game_to_the_end(server: &TestServer) {
     let stored: Vec<String> = record.moves.iter().map(|m| m.mv.clone()).collect();
     assert_eq!(stored, played);
     assert_eq!(record.result, Some(expected));
-    assert_eq!(record.chat.len(), 2);
+    // Anyone reads the spectators' chat, never the players'; the players read both once it is over.
+    assert_eq!(record.chat.len(), 1);
+    assert_eq!(record.chat[0].channel, Channel::Spectators);
+    let theirs: GameRecord = t
+        .api
+        .get_as(&format!("/api/games/{}/record", t.game), &t.sessions[0].token)
+        .await
+        .unwrap();
+    assert_eq!(theirs.chat.len(), 2);
     assert_eq!(record.events.len(), played.len());
 }
 
@@ -311,8 +319,9 @@ async fn bad_input_is_answered_and_changes_nothing() {
     assert_eq!(c.error().await, ErrorCode::Unauthorized);
     c.closed().await;
     let mut c = Client::connect_raw(server.addr, &t.game).await;
+    // Not a protocol message at all: bad_message (another message first is hello_first).
     c.send_text("garbage".into()).await;
-    assert_eq!(c.error().await, ErrorCode::HelloFirst);
+    assert_eq!(c.error().await, ErrorCode::BadMessage);
     c.closed().await;
 
     // HTTP: errors as {code, message} with their statuses.

@@ -350,6 +350,11 @@ impl Rooms {
         map.get(id).filter(|h| !h.tx.is_closed()).cloned()
     }
 
+    /// The room of a game if it is in memory (nothing is loaded).
+    pub fn in_memory(&self, id: &str) -> Option<RoomHandle> {
+        self.lookup(id)
+    }
+
     /// The room of a game, restored from the store if it is not in memory.
     pub async fn get(self: &Arc<Self>, id: &str) -> Result<Option<RoomHandle>, StoreError> {
         if let Some(h) = self.lookup(id) {
@@ -358,7 +363,11 @@ impl Rooms {
         let Some(stored) = self.ctx.store.load_game(id).await? else {
             return Ok(None);
         };
-        let (room, step, now) = Room::restore(stored).map_err(StoreError::Corrupt)?;
+        // The same guard as the start-up restore: a replay that panics on
+        // rows the store should never hold is an error, not a dead worker.
+        let (room, step, now) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Room::restore(stored)))
+            .unwrap_or_else(|_| Err("its replay panicked".into()))
+            .map_err(StoreError::Corrupt)?;
         Ok(Some(self.start(room, step, now).await?))
     }
 

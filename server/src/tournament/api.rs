@@ -1,8 +1,6 @@
 //! The tournament routes (protocol/README.md, "Tournaments").
 
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{FromRequestParts, Path, Query, State};
-use axum::http::request::Parts;
+use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
@@ -16,7 +14,7 @@ use protocol::{ErrorCode, GameRecord};
 use super::{Loaded, not_found, pair_next_round, repair_table, settings_of, standings_csv, state_error};
 use crate::AppState;
 use crate::error::ApiError;
-use crate::http::{Authed, body, random_hex};
+use crate::http::{ApiJson, Authed, MaybeAuthed, random_hex};
 use crate::store::{StoreError, wall_ms};
 
 /// The tournament routes, merged into the server's router.
@@ -37,23 +35,6 @@ pub fn routes() -> Router<AppState> {
         .route("/api/me/boards", get(boards))
 }
 
-/// The player of the request, if it sent a token (an unknown one is an error).
-#[derive(Debug)]
-pub struct MaybeAuthed(pub Option<crate::store::Player>);
-
-impl FromRequestParts<AppState> for MaybeAuthed {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        if parts.headers.get(header::AUTHORIZATION).is_none() {
-            return Ok(MaybeAuthed(None));
-        }
-        Authed::from_request_parts(parts, state)
-            .await
-            .map(|Authed(p)| MaybeAuthed(Some(p)))
-    }
-}
-
 /// A registration code: 8 characters of a 32-letter alphabet.
 fn code() -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
@@ -65,7 +46,7 @@ fn code() -> String {
 async fn create(
     State(s): State<AppState>,
     Authed(p): Authed,
-    b: Result<Json<CreateTournament>, JsonRejection>,
+    ApiJson(b): ApiJson<CreateTournament>,
 ) -> Result<impl IntoResponse, ApiError> {
     if !p.account {
         return Err(ApiError::new(
@@ -73,7 +54,12 @@ async fn create(
             "organizers need an account (POST /api/accounts), not a guest session",
         ));
     }
-    let settings = settings_of(body(b)?, s.config.grace.as_millis() as u64, wall_ms())?;
+    let settings = settings_of(
+        b,
+        s.config.grace.as_millis() as u64,
+        &s.config.clock_minimums,
+        wall_ms(),
+    )?;
     let id = random_hex(6);
     s.store.create_tournament(&id, &p.id, &code(), &settings).await?;
     tracing::info!(tournament = %id, organizer = %p.id, "tournament created");
@@ -88,13 +74,29 @@ struct ListQuery {
     variant: Option<String>,
 }
 
-async fn list(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Result<Json<Vec<Tournament>>, ApiError> {
+async fn list(
+    State(s): State<AppState>,
+    Query(q): Query<ListQuery>,
+) -> Result<Json<std::sync::Arc<serde_json::Value>>, ApiError> {
     let variant = crate::http::variant_filter(q.variant.as_deref())?;
+    // Read at most once a second per filter, however many lobbies poll it.
+    let slot = variant.map_or(0, |v| 1 + v as usize);
+    let mut cached = s.lobby.tournaments[slot].lock().await;
+    if let Some((at, list)) = cached.as_ref()
+        && at.elapsed() < std::time::Duration::from_secs(1)
+    {
+        return Ok(Json(std::sync::Arc::clone(list)));
+    }
     let mut out = Vec::new();
     for t in s.store.tournaments(variant, 50).await? {
         out.push(Loaded::load(&s, &t.id).await?.view(None));
     }
-    Ok(Json(out))
+    let list = std::sync::Arc::new(serde_json::to_value(out).map_err(|e| {
+        tracing::error!(error = %e, "tournament list");
+        ApiError::new(ErrorCode::Internal, "internal error")
+    })?);
+    *cached = Some((std::time::Instant::now(), std::sync::Arc::clone(&list)));
+    Ok(Json(list))
 }
 
 async fn view(
@@ -109,9 +111,8 @@ async fn view(
 async fn register(
     State(s): State<AppState>,
     Authed(p): Authed,
-    b: Result<Json<Register>, JsonRejection>,
+    ApiJson(r): ApiJson<Register>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let r = body(b)?;
     let code = r.code.trim().to_ascii_uppercase();
     if code.len() > 32 {
         return Err(ApiError::new(ErrorCode::NotFound, "no tournament has this code"));
@@ -173,9 +174,8 @@ async fn withdraw(
     State(s): State<AppState>,
     Path(id): Path<String>,
     Authed(p): Authed,
-    b: Result<Json<Withdraw>, JsonRejection>,
+    ApiJson(w): ApiJson<Withdraw>,
 ) -> Result<Json<Tournament>, ApiError> {
-    let w = body(b)?;
     let l = Loaded::load(&s, &id).await?;
     let who = match w.player {
         Some(other) if other != p.id && p.id != l.t.organizer => {
@@ -242,11 +242,17 @@ async fn standings_csv_route(State(s): State<AppState>, Path(id): Path<String>) 
 }
 
 /// Every game's record, aborted ones included, in round and table order.
-async fn records(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<Vec<GameRecord>>, ApiError> {
+async fn records(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    MaybeAuthed(viewer): MaybeAuthed,
+) -> Result<Json<Vec<GameRecord>>, ApiError> {
     let l = Loaded::load(&s, &id).await?;
     let mut out = Vec::with_capacity(l.games.len());
     for g in &l.games {
-        if let Some(r) = s.store.record(&g.game).await? {
+        if let Some(mut r) = s.store.record(&g.game).await? {
+            // The chat each viewer may read, as in `GET /api/games/{id}/record`.
+            crate::http::visible_chat(&mut r, viewer.as_ref().map(|p| p.id.as_str()));
             out.push(r);
         }
     }
@@ -264,9 +270,9 @@ async fn arbiter(
     State(s): State<AppState>,
     Path((id, game)): Path<(String, String)>,
     Authed(p): Authed,
-    b: Result<Json<ArbiterRequest>, JsonRejection>,
+    ApiJson(b): ApiJson<ArbiterRequest>,
 ) -> Result<Json<ArbiterOutcome>, ApiError> {
-    let req = body(b)?;
+    let req = b;
     let l = Loaded::load(&s, &id).await?;
     if l.t.organizer != p.id {
         return Err(ApiError::new(ErrorCode::Forbidden, "only the organizer is arbiter"));

@@ -45,16 +45,18 @@ fn not_found() -> ApiError {
 }
 
 /// Checks a creation request and turns it into settings.
-pub fn settings_of(c: CreateTournament, default_grace_ms: u64, now_ms: i64) -> Result<TournamentSettings, ApiError> {
+pub fn settings_of(
+    c: CreateTournament,
+    default_grace_ms: u64,
+    min: &crate::http::ClockMinimums,
+    now_ms: i64,
+) -> Result<TournamentSettings, ApiError> {
     let name = c.name.trim().to_owned();
     if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
         return Err(bad(format!("a tournament's name has 1 to {MAX_NAME_CHARS} characters")));
     }
     let tc = c.time_control.unwrap_or_default();
-    if tc.base_ms == 0 && tc.byoyomi.is_none_or(|b| b.periods == 0 || b.period_ms == 0) {
-        return Err(bad("the time control gives no time at all"));
-    }
-    crate::http::check_time_control(&tc)?;
+    crate::http::check_time_control(&tc, min)?;
     let pairing = c.pairing.unwrap_or(PairingSystem::Swiss);
     let rounds = match pairing {
         PairingSystem::Swiss => {
@@ -93,10 +95,10 @@ pub fn settings_of(c: CreateTournament, default_grace_ms: u64, now_ms: i64) -> R
     {
         return Err(bad("registration must close after it opens"));
     }
-    let grace_ms = c.grace_ms.unwrap_or(default_grace_ms);
-    if grace_ms > crate::http::MAX_GRACE_MS {
-        return Err(bad("grace_ms is at most a day"));
+    if let Some(g) = c.grace_ms {
+        crate::http::check_grace(g, min)?;
     }
+    let grace_ms = c.grace_ms.unwrap_or(default_grace_ms);
     let variant = c.variant.unwrap_or_default();
     crate::room::check_playable(variant)?;
     Ok(TournamentSettings {
@@ -666,7 +668,7 @@ mod tests {
 
     fn settings(v: serde_json::Value) -> Result<TournamentSettings, ApiError> {
         let c: CreateTournament = serde_json::from_value(v).expect("a creation request");
-        settings_of(c, 60_000, 0)
+        settings_of(c, 60_000, &crate::http::ClockMinimums::default(), 0)
     }
 
     /// A round robin of `n` players checked in, nothing played yet.

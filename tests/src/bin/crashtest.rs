@@ -196,6 +196,10 @@ fn spawn_server(o: &Options, listen: &str, db_url: &str, log: &std::fs::File) ->
         .args(["serve", "--listen", listen, "--database-url", db_url])
         // Nobody abandons while the server is down or clients reconnect.
         .env("SANGUO_GRACE_SECS", "3600")
+        // Every client is on 127.0.0.1: the per-address limits are not under test here.
+        .env("SANGUO_SESSIONS_PER_MIN", "0")
+        .env("SANGUO_GAMES_PER_MIN", "0")
+        .env("SANGUO_MAX_SOCKETS_PER_ADDR", "100000")
         .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()))
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)

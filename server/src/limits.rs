@@ -1,0 +1,656 @@
+//! What one client (an address) may take from the server: how often it may
+//! mint sessions, create accounts, log in and create games (GCRA rate limits
+//! from `governor`, keyed by the client's address), how many password hashes
+//! run at once (argon2 takes ~19 MiB and tens of milliseconds each), and how
+//! many game sockets it may hold.
+//!
+//! Every limit keys on [`ClientAddr`]: the TCP peer's address, or — only when
+//! `--trusted-proxy-header` names one — the last address of that header,
+//! which the trusted proxy in front wrote. Nothing else a client sends is
+//! believed. IPv6 addresses count by their /64 network, which one host can
+//! hold whole.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::Duration;
+
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use protocol::ErrorCode;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::AppState;
+use crate::error::ApiError;
+
+/// The client's address, as the limits see it (see the module's doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ClientAddr(pub IpAddr);
+
+impl ClientAddr {
+    /// The address of a request: the trusted proxy's header when one is
+    /// configured and present (its last entry, the one the proxy appended),
+    /// else the peer. IPv6 is cut to its /64.
+    pub fn of(parts: &Parts, trusted_header: Option<&str>) -> Option<ClientAddr> {
+        let from_header = trusted_header.and_then(|name| {
+            let value = parts.headers.get_all(name).iter().next_back()?.to_str().ok()?;
+            value.rsplit(',').next()?.trim().parse::<IpAddr>().ok()
+        });
+        let ip = from_header.or_else(|| parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()))?;
+        Some(ClientAddr(network(ip)))
+    }
+}
+
+/// The key of an address: itself (IPv4, IPv4-mapped IPv6), or its /64.
+fn network(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
+
+impl FromRequestParts<AppState> for ClientAddr {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        // Without connect info (a router driven by `oneshot` in a test) every
+        // request is one client: the unspecified address.
+        Ok(ClientAddr::of(parts, state.config.trusted_proxy_header.as_deref())
+            .unwrap_or(ClientAddr(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED))))
+    }
+}
+
+/// What may be done how often per address, each "N per minute" with bursts
+/// of N (0: unlimited).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateConfig {
+    /// `POST /api/sessions` (guests).
+    pub sessions_per_minute: u32,
+    /// `POST /api/accounts`.
+    pub accounts_per_minute: u32,
+    /// `POST /api/login`.
+    pub logins_per_minute: u32,
+    /// `POST /api/games`.
+    pub games_per_minute: u32,
+}
+
+impl Default for RateConfig {
+    fn default() -> Self {
+        RateConfig {
+            sessions_per_minute: 30,
+            accounts_per_minute: 10,
+            logins_per_minute: 20,
+            games_per_minute: 30,
+        }
+    }
+}
+
+impl RateConfig {
+    /// No rate limits at all (tests of other things, load tools).
+    pub fn unlimited() -> RateConfig {
+        RateConfig {
+            sessions_per_minute: 0,
+            accounts_per_minute: 0,
+            logins_per_minute: 0,
+            games_per_minute: 0,
+        }
+    }
+}
+
+/// One rate limit, per address.
+#[derive(Debug)]
+pub struct Rate {
+    /// What is limited, for the refusal's words.
+    what: &'static str,
+    /// `None`: unlimited.
+    limiter: Option<DefaultKeyedRateLimiter<ClientAddr>>,
+}
+
+impl Rate {
+    fn new(what: &'static str, per_minute: u32) -> Rate {
+        Rate {
+            what,
+            limiter: NonZeroU32::new(per_minute).map(|n| RateLimiter::keyed(Quota::per_minute(n))),
+        }
+    }
+
+    /// Counts one request of `addr`, or refuses it: 429 `rate_limited` with
+    /// the time until the next one is allowed (the `Retry-After` header).
+    pub fn check(&self, addr: ClientAddr, metrics: &crate::metrics::Metrics) -> Result<(), ApiError> {
+        let Some(limiter) = &self.limiter else {
+            return Ok(());
+        };
+        limiter.check_key(&addr).map_err(|not_until| {
+            metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            ApiError::new(
+                ErrorCode::RateLimited,
+                format!("too many {} from this address; try again in {secs} s", self.what),
+            )
+            .retry_after(Duration::from_secs(secs.max(1)))
+        })
+    }
+
+    /// Forgets addresses whose allowance is whole again (memory stays bounded
+    /// by the addresses active in the last minute).
+    fn forget_idle(&self) {
+        if let Some(l) = &self.limiter {
+            l.retain_recent();
+            l.shrink_to_fit();
+        }
+    }
+}
+
+/// The per-address rate limits.
+#[derive(Debug)]
+pub struct Rates {
+    /// Guest sessions.
+    pub sessions: Rate,
+    /// Accounts.
+    pub accounts: Rate,
+    /// Logins.
+    pub logins: Rate,
+    /// Games.
+    pub games: Rate,
+}
+
+impl Rates {
+    /// The limits of a configuration.
+    pub fn new(c: RateConfig) -> Rates {
+        Rates {
+            sessions: Rate::new("new sessions", c.sessions_per_minute),
+            accounts: Rate::new("new accounts", c.accounts_per_minute),
+            logins: Rate::new("logins", c.logins_per_minute),
+            games: Rate::new("new games", c.games_per_minute),
+        }
+    }
+
+    /// Forgets idle addresses; run every minute or so.
+    pub fn forget_idle(&self) {
+        for r in [&self.sessions, &self.accounts, &self.logins, &self.games] {
+            r.forget_idle();
+        }
+    }
+}
+
+/// Password hashing with bounded memory: at most `permits` argon2 runs at
+/// once (each ~19 MiB on a blocking thread), at most `max_waiting` requests
+/// waiting for one; more are refused at once with 429 `rate_limited`. Login
+/// of an unknown username verifies against a dummy hash, so that its answer
+/// takes as long as a wrong password's.
+#[derive(Debug)]
+pub struct Hasher {
+    permits: Arc<Semaphore>,
+    waiting: AtomicUsize,
+    max_waiting: usize,
+    /// Counts verifications (dummy ones included).
+    metrics: crate::metrics::Metrics,
+}
+
+/// A hash of a password nobody has, with the same parameters as real ones.
+static DUMMY_HASH: LazyLock<String> = LazyLock::new(|| hash_blocking(&crate::http::random_hex(16)).unwrap_or_default());
+
+fn hash_blocking(password: &str) -> Result<String, String> {
+    let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(|e| e.to_string())?;
+    argon2::Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| e.to_string())
+}
+
+fn verify_blocking(password: &str, hash: &str) -> bool {
+    PasswordHash::new(hash)
+        .map(|h| {
+            argon2::Argon2::default()
+                .verify_password(password.as_bytes(), &h)
+                .is_ok()
+        })
+        .unwrap_or(false)
+}
+
+/// Counts a request waiting for a hashing permit while it lives.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Hasher {
+    /// `permits` hashes at once (at least 1), `max_waiting` in line.
+    pub fn new(permits: usize, max_waiting: usize, metrics: crate::metrics::Metrics) -> Hasher {
+        Hasher {
+            permits: Arc::new(Semaphore::new(permits.max(1))),
+            waiting: AtomicUsize::new(0),
+            max_waiting,
+            metrics,
+        }
+    }
+
+    async fn permit(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        if let Ok(p) = Arc::clone(&self.permits).try_acquire_owned() {
+            return Ok(p);
+        }
+        let busy = || {
+            ApiError::new(ErrorCode::RateLimited, "too many logins at once; try again in a second")
+                .retry_after(Duration::from_secs(1))
+        };
+        if self.waiting.fetch_add(1, Ordering::Relaxed) >= self.max_waiting {
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
+            return Err(busy());
+        }
+        let _waiting = Waiting(&self.waiting);
+        Arc::clone(&self.permits).acquire_owned().await.map_err(|_| busy())
+    }
+
+    /// The argon2 hash of a new password (PHC string).
+    pub async fn hash(&self, password: String) -> Result<String, ApiError> {
+        let permit = self.permit().await?;
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            hash_blocking(&password)
+        })
+        .await
+        .map_err(|e| internal(&e.to_string()))?
+        .map_err(|e| internal(&e))
+    }
+
+    /// Whether `password` matches `hash`; with `None` (no such account) the
+    /// dummy hash is verified all the same and the answer is `false`.
+    pub async fn verify(&self, password: String, hash: Option<String>) -> Result<bool, ApiError> {
+        let permit = self.permit().await?;
+        self.metrics.password_verifications.fetch_add(1, Ordering::Relaxed);
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            match hash {
+                Some(h) => verify_blocking(&password, &h),
+                None => {
+                    verify_blocking(&password, &DUMMY_HASH);
+                    false
+                }
+            }
+        })
+        .await
+        .map_err(|e| internal(&e.to_string()))
+    }
+}
+
+fn internal(e: &str) -> ApiError {
+    tracing::error!(error = %e, "password hashing failed");
+    ApiError::new(ErrorCode::Internal, "internal error")
+}
+
+/// Game sockets: a global cap (a semaphore, as mini-redis bounds its
+/// connections) and a cap per address; spectators per game.
+#[derive(Debug)]
+pub struct Sockets {
+    global: Arc<Semaphore>,
+    per_addr: usize,
+    by_addr: Arc<Mutex<HashMap<ClientAddr, usize>>>,
+    spectators_per_game: usize,
+    by_game: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+/// A socket's place under the caps, given back when dropped.
+#[derive(Debug)]
+pub struct SocketPermit {
+    _global: OwnedSemaphorePermit,
+    addr: ClientAddr,
+    by_addr: Arc<Mutex<HashMap<ClientAddr, usize>>>,
+}
+
+impl Drop for SocketPermit {
+    fn drop(&mut self) {
+        release(&self.by_addr, &self.addr);
+    }
+}
+
+/// A spectator's place in a game, given back when dropped.
+#[derive(Debug)]
+pub struct SpectatorPermit {
+    game: String,
+    by_game: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+impl Drop for SpectatorPermit {
+    fn drop(&mut self) {
+        release(&self.by_game, &self.game);
+    }
+}
+
+fn release<K: std::hash::Hash + Eq>(map: &Mutex<HashMap<K, usize>>, key: &K) {
+    let mut m = map.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = m.get_mut(key) {
+        *n -= 1;
+        if *n == 0 {
+            m.remove(key);
+        }
+    }
+}
+
+/// Takes one place of `key` under `cap`, or says no.
+fn take<K: std::hash::Hash + Eq>(map: &Mutex<HashMap<K, usize>>, key: K, cap: usize) -> bool {
+    let mut m = map.lock().unwrap_or_else(|e| e.into_inner());
+    let n = m.entry(key).or_insert(0);
+    if *n >= cap {
+        return false;
+    }
+    *n += 1;
+    true
+}
+
+/// Why a socket was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SocketRefusal {
+    /// The server holds its maximum of game sockets.
+    Full,
+    /// This address holds its maximum.
+    AddressFull,
+}
+
+impl Sockets {
+    /// `global` sockets in all, `per_addr` per address, `spectators` watchers per game.
+    pub fn new(global: usize, per_addr: usize, spectators: usize) -> Sockets {
+        Sockets {
+            global: Arc::new(Semaphore::new(global.min(Semaphore::MAX_PERMITS))),
+            per_addr,
+            by_addr: Arc::default(),
+            spectators_per_game: spectators,
+            by_game: Arc::default(),
+        }
+    }
+
+    /// A place for a new socket of `addr`, or why not.
+    pub fn admit(&self, addr: ClientAddr) -> Result<SocketPermit, SocketRefusal> {
+        let global = Arc::clone(&self.global)
+            .try_acquire_owned()
+            .map_err(|_| SocketRefusal::Full)?;
+        if !take(&self.by_addr, addr, self.per_addr) {
+            return Err(SocketRefusal::AddressFull);
+        }
+        Ok(SocketPermit {
+            _global: global,
+            addr,
+            by_addr: Arc::clone(&self.by_addr),
+        })
+    }
+
+    /// A place for a spectator of `game`, or `None` when it has its maximum.
+    pub fn spectate(&self, game: &str) -> Option<SpectatorPermit> {
+        take(&self.by_game, game.to_owned(), self.spectators_per_game).then(|| SpectatorPermit {
+            game: game.to_owned(),
+            by_game: Arc::clone(&self.by_game),
+        })
+    }
+
+    /// Spectators of `game` now.
+    pub fn spectators(&self, game: &str) -> usize {
+        let m = self.by_game.lock().unwrap_or_else(|e| e.into_inner());
+        m.get(game).copied().unwrap_or(0)
+    }
+}
+
+/// Games with bots, which cost search threads and a write per move: each
+/// address may have a few unfinished ones, and the server a few where only
+/// bots play (they play at full speed). The count is kept in memory, by game
+/// id; finished games are dropped from it when it is next read.
+#[derive(Debug)]
+pub struct BotGames {
+    per_addr: usize,
+    all_bots: usize,
+    by_addr: Mutex<HashMap<ClientAddr, Vec<String>>>,
+    only_bots: Mutex<Vec<String>>,
+}
+
+/// Drops the finished games of a list (one indexed read per game; the lists
+/// are a few ids long).
+async fn unfinished(store: &crate::store::Store, ids: Vec<String>) -> Result<Vec<String>, ApiError> {
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        if matches!(store.game_phase(&id).await?, Some(p) if p != protocol::Phase::Finished) {
+            out.push(id);
+        }
+    }
+    Ok(out)
+}
+
+impl BotGames {
+    /// `per_addr` unfinished games with bots per address, `all_bots` games of
+    /// three bots on the whole server.
+    pub fn new(per_addr: usize, all_bots: usize) -> BotGames {
+        BotGames {
+            per_addr,
+            all_bots,
+            by_addr: Mutex::default(),
+            only_bots: Mutex::default(),
+        }
+    }
+
+    /// Whether `addr` may start a game with `bots` bots (`game`: `None`), or
+    /// seat bots in its game `game` (then `bots` in all): if so the game is
+    /// counted at once (a new one under a placeholder id that
+    /// [`BotGames::created`] replaces; a placeholder whose game never came is
+    /// dropped at the next count, as a finished game), else 429 `too_many_games`.
+    pub async fn admit(
+        &self,
+        store: &crate::store::Store,
+        addr: ClientAddr,
+        game: Option<&str>,
+        bots: usize,
+    ) -> Result<String, ApiError> {
+        let id = game.map_or_else(|| format!("pending-{}", crate::http::random_hex(8)), str::to_owned);
+        if bots == 0 {
+            return Ok(id);
+        }
+        if bots >= 3 {
+            let all = self.only_bots.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let all = unfinished(store, all).await?;
+            let mut kept = self.only_bots.lock().unwrap_or_else(|e| e.into_inner());
+            kept.retain(|g| all.contains(g) || g.starts_with("pending-"));
+            if !kept.contains(&id) {
+                if kept.len() >= self.all_bots {
+                    return Err(ApiError::new(
+                        ErrorCode::TooManyGames,
+                        format!("the server plays at most {} games of bots alone at once", self.all_bots),
+                    )
+                    .retry_after(Duration::from_secs(60)));
+                }
+                kept.push(id.clone());
+            }
+        }
+        let mine = {
+            let m = self.by_addr.lock().unwrap_or_else(|e| e.into_inner());
+            m.get(&addr).cloned().unwrap_or_default()
+        };
+        if mine.contains(&id) {
+            return Ok(id);
+        }
+        let live = unfinished(store, mine).await?;
+        let mut m = self.by_addr.lock().unwrap_or_else(|e| e.into_inner());
+        let mine = m.entry(addr).or_default();
+        // Placeholders of creations still under way stay counted.
+        mine.retain(|g| live.contains(g) || g.starts_with("pending-"));
+        if mine.len() >= self.per_addr {
+            drop(m);
+            self.release(&id);
+            return Err(ApiError::new(
+                ErrorCode::TooManyGames,
+                format!("at most {} unfinished games with bots per address", self.per_addr),
+            ));
+        }
+        mine.push(id.clone());
+        Ok(id)
+    }
+
+    /// The game admitted under `placeholder` is `game` (or failed: `None`).
+    pub fn created(&self, addr: ClientAddr, placeholder: &str, game: Option<&str>) {
+        let swap = |list: &mut Vec<String>| {
+            list.retain(|g| g != placeholder);
+            if let Some(g) = game {
+                list.push(g.to_owned());
+            }
+        };
+        let mut m = self.by_addr.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(mine) = m.get_mut(&addr)
+            && mine.iter().any(|g| g == placeholder)
+        {
+            swap(mine);
+        }
+        drop(m);
+        let mut all = self.only_bots.lock().unwrap_or_else(|e| e.into_inner());
+        if all.iter().any(|g| g == placeholder) {
+            swap(&mut all);
+        }
+    }
+
+    fn release(&self, id: &str) {
+        self.only_bots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|g| g != id);
+    }
+
+    /// Forgets addresses with no game counted.
+    fn forget_idle(&self) {
+        let mut m = self.by_addr.lock().unwrap_or_else(|e| e.into_inner());
+        m.retain(|_, games| !games.is_empty());
+        m.shrink_to_fit();
+    }
+}
+
+/// Who is connected to which game (by player id), kept by the sockets, so
+/// that the lobby shows presence without asking every room.
+#[derive(Debug, Default)]
+pub struct Presence(Arc<Mutex<HashMap<(String, String), usize>>>);
+
+/// A player's connection to a game, counted while it lives.
+#[derive(Debug)]
+pub struct Present {
+    key: (String, String),
+    map: Arc<Mutex<HashMap<(String, String), usize>>>,
+}
+
+impl Drop for Present {
+    fn drop(&mut self) {
+        release(&self.map, &self.key);
+    }
+}
+
+impl Presence {
+    /// Counts `player`'s connection to `game` until the guard is dropped.
+    pub fn enter(&self, game: &str, player: &str) -> Present {
+        let key = (game.to_owned(), player.to_owned());
+        take(&self.0, key.clone(), usize::MAX);
+        Present {
+            key,
+            map: Arc::clone(&self.0),
+        }
+    }
+
+    /// Whether `player` has a connection to `game`.
+    pub fn online(&self, game: &str, player: &str) -> bool {
+        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        m.contains_key(&(game.to_owned(), player.to_owned()))
+    }
+}
+
+/// Every limit of the server, built from its configuration.
+#[derive(Debug)]
+pub struct Limits {
+    /// Per-address rate limits.
+    pub rates: Rates,
+    /// Password hashing.
+    pub hasher: Hasher,
+    /// Game sockets.
+    pub sockets: Sockets,
+    /// Games with bots.
+    pub bot_games: BotGames,
+    /// Players' connections to games.
+    pub presence: Presence,
+}
+
+impl Limits {
+    /// The limits of `config`.
+    pub fn new(config: &crate::Config, metrics: &crate::metrics::Metrics) -> Limits {
+        Limits {
+            rates: Rates::new(config.rates),
+            hasher: Hasher::new(config.password_hashes, config.password_queue, metrics.clone()),
+            sockets: Sockets::new(
+                config.max_sockets,
+                config.max_sockets_per_address,
+                config.max_spectators,
+            ),
+            bot_games: BotGames::new(config.max_bot_games_per_address, config.max_bot_only_games),
+            presence: Presence::default(),
+        }
+    }
+
+    /// Forgets idle addresses; run every minute or so.
+    pub fn forget_idle(&self) {
+        self.rates.forget_idle();
+        self.bot_games.forget_idle();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipv6_counts_by_its_64_and_mapped_ipv4_as_ipv4() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:bbbb::9".parse().unwrap();
+        assert_eq!(network(a), network(b));
+        let mapped: IpAddr = "::ffff:10.0.0.1".parse().unwrap();
+        assert_eq!(network(mapped), "10.0.0.1".parse::<IpAddr>().unwrap());
+    }
+
+    #[test]
+    fn the_trusted_header_alone_is_believed_and_its_last_entry() {
+        let req = axum::http::Request::builder()
+            .header("x-forwarded-for", "1.2.3.4, 5.6.7.8")
+            .header("x-real-ip", "9.9.9.9")
+            .body(())
+            .unwrap();
+        let (mut parts, ()) = req.into_parts();
+        parts
+            .extensions
+            .insert(ConnectInfo::<SocketAddr>("127.0.0.1:1".parse().unwrap()));
+        let of = |h| ClientAddr::of(&parts, h).unwrap().0.to_string();
+        assert_eq!(of(None), "127.0.0.1", "no header believed unless configured");
+        assert_eq!(of(Some("x-forwarded-for")), "5.6.7.8");
+        assert_eq!(of(Some("x-real-ip")), "9.9.9.9");
+        assert_eq!(of(Some("x-client-ip")), "127.0.0.1", "absent: the peer");
+    }
+
+    #[test]
+    fn socket_caps_are_given_back() {
+        let s = Sockets::new(3, 2, 1);
+        let a = ClientAddr("127.0.0.2".parse().unwrap());
+        let b = ClientAddr("127.0.0.3".parse().unwrap());
+        let a1 = s.admit(a).unwrap();
+        let _a2 = s.admit(a).unwrap();
+        assert_eq!(s.admit(a).unwrap_err(), SocketRefusal::AddressFull);
+        let _b1 = s.admit(b).unwrap();
+        assert_eq!(s.admit(b).unwrap_err(), SocketRefusal::Full);
+        drop(a1);
+        assert!(s.admit(a).is_ok());
+        let w = s.spectate("g").unwrap();
+        assert!(s.spectate("g").is_none());
+        drop(w);
+        assert!(s.spectate("g").is_some());
+    }
+}
