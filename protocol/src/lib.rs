@@ -375,6 +375,10 @@ pub struct Status {
     pub clocks: [Clock; 3],
     /// The §6 counters.
     pub counters: Counters,
+    /// The live sides whose king is in check now (empty: none), so that a
+    /// snapshot shows a check as the move event did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub in_check: Vec<Side>,
     /// The pending draw offer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_offer: Option<PendingOffer>,
@@ -1112,6 +1116,13 @@ pub struct RecordEvent {
     pub at_ms: u64,
     /// Wall-clock time, ms since the Unix epoch.
     pub wall_ms: i64,
+    /// Main time left per side after the event, ms: on moves, and on the
+    /// departure (timeout, resign, abandon) or end that stopped a running clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks_ms: Option<[u64; 3]>,
+    /// Byo-yomi periods left per side after the event (with `clocks_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub periods: Option<[u32; 3]>,
 }
 
 /// One chat line of the record.

@@ -336,6 +336,18 @@ test('a check is shown: the king in check is marked and everyone is told', { tim
     assert.equal(await p.locator('#board .mark.in-check').count(), 1);
   }
   await shot(pages.W, 'check-seat-W.png');
+  // the check survives a snapshot: W reloads, a spectator arrives late
+  await pages.W.reload();
+  const late = await newPage(browser, { lang: 'en-US' }, errs);
+  await late.page.goto(`${server.url}/#/g/${id}`);
+  for (const p of [pages.W, late.page]) {
+    await p.waitForSelector(`#game[data-phase="live"][data-ply="${CHECK_LINE.length}"]`);
+    await p.waitForSelector('#check-note');
+    assert.match(await p.locator('#check-note').innerText(), /Check on Wei/);
+    assert.equal(await p.locator('#board .mark.in-check').count(), 1);
+  }
+  const snap = await (await fetch(`${server.url}/api/games/${id}`)).json();
+  assert.deepEqual(snap.status.in_check, ['W']);
   assert.deepEqual(errs, []);
 });
 

@@ -210,3 +210,31 @@ test('a live game in 读秒 and under 步时: the clock of the side to move tick
   await page.locator('.panel').screenshot({ path: new URL('../test-artifacts/byoyomi-panel-zh.png', import.meta.url).pathname });
   await ctx.close();
 });
+
+test('读秒 in its second period: the clock shows the periods and the time the server counts', async () => {
+  const sessions = [];
+  for (let i = 0; i < 3; i++) sessions.push(await (await fetch(`${server.url}/api/sessions`, { method: 'POST' })).json());
+  const auth = (s) => ({ 'Content-Type': 'application/json', Authorization: `Bearer ${s.token}` });
+  const created = await fetch(`${server.url}/api/games`, {
+    method: 'POST',
+    headers: auth(sessions[0]),
+    body: JSON.stringify({ public: false, time_control: { base_ms: 0, increment_ms: 0, byoyomi: { periods: 3, period_ms: 2500 } } }),
+  });
+  const id = (await created.json()).id;
+  for (const [i, side] of ['W', 'B', 'Y'].entries()) {
+    await fetch(`${server.url}/api/games/${id}/join`, { method: 'POST', headers: auth(sessions[i]), body: JSON.stringify({ side }) });
+  }
+  const { page, ctx } = await newPage(browser, { lang: 'en-US' });
+  await page.goto(`${server.url}/#/g/${id}`);
+  await page.waitForSelector('#game[data-phase="live"][data-role="spectator"]');
+  // the page got its snapshot in W's first period; now W is in the second
+  await page.waitForFunction(() => /读秒 2×/.test(document.querySelector('.clock[data-side="W"] .extra').textContent), null, { timeout: 5000 });
+  await page.waitForTimeout(500);
+  const shown = Number(await page.locator('.clock[data-side="W"] .time').innerText());
+  const w = (await (await fetch(`${server.url}/api/games/${id}`)).json()).status.clocks[0];
+  assert.equal(w.periods_left, 2, 'the server: W is in its second of three periods');
+  assert.match(await page.locator('.clock[data-side="W"] .extra').innerText(), /读秒 2×/);
+  assert.ok(Math.abs(shown * 1000 - w.period_left_ms) < 600, `shown ${shown} s, the server ${w.period_left_ms} ms`);
+  assert.ok(shown > 0, 'not stuck at 0.0');
+  await ctx.close();
+});

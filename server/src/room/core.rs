@@ -449,6 +449,11 @@ impl Room {
             },
             clocks: self.clocks.view(now).map(protocol::Clock::from),
             counters: Counters::of(&self.game),
+            in_check: if self.game.is_finished() {
+                Vec::new()
+            } else {
+                protocol::sides(pos.checked())
+            },
             pending_offer: self.game.pending_offer().map(|(by, waiting)| PendingOffer {
                 by: by.into(),
                 waiting: protocol::sides(waiting),
@@ -810,17 +815,21 @@ impl Room {
         step: &mut Step,
     ) -> Result<(), GameError> {
         let effects = self.game.apply(Event { side, action, at: now })?;
-        // Clocks: eliminated sides stop; the next side's turn starts.
+        // Clocks: eliminated sides stop, charged for the turn they were
+        // thinking on (a flag leaves 0); the next side's turn starts.
+        let mut charged = false;
         for e in &effects {
             if let Effect::Eliminated(d) = e {
-                self.clocks.remove(d.side);
+                charged |= self.clocks.running() == Some(d.side);
+                self.clocks.remove(d.side, now);
                 self.absent_deadline[d.side.index()] = None;
             }
         }
         let finished = self.game.is_finished();
         if finished {
             if let Some(s) = self.clocks.running() {
-                self.clocks.remove(s);
+                charged = true;
+                self.clocks.remove(s, now);
             }
             self.absent_deadline = [None; 3];
         } else {
@@ -844,7 +853,7 @@ impl Room {
             wall_ms,
             spent_ms,
             lag_ms,
-            clocks: spent_ms.map(|_| (self.clocks.remaining(), self.clocks.periods_left())),
+            clocks: (spent_ms.is_some() || charged).then(|| (self.clocks.remaining(), self.clocks.periods_left())),
         }));
         let status = self.status(now);
         let mut moved = false;
@@ -1038,7 +1047,7 @@ impl Room {
         }));
         if verdict.is_some() {
             if let Some(s) = self.clocks.running() {
-                self.clocks.remove(s);
+                self.clocks.remove(s, now);
             }
             self.absent_deadline = [None; 3];
             self.paused = false;

@@ -8,7 +8,7 @@ import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
 import { t, sideName } from './i18n.js';
 import { api, currentSession, wsUrl, ApiError } from './api.js';
 import { playMove } from './sound.js';
-import { h, clear, formatClock, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
+import { h, clear, formatClock, clockFace, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
 
 const PROTOCOL = 1;
 
@@ -274,7 +274,7 @@ export function mountGame(root, id, { seat } = {}) {
     st.clockAt = performance.now();
     const last = snap.moves[snap.moves.length - 1];
     st.lastMove = last ? splitMove(last) : null;
-    st.checks = [];
+    st.checks = snap.status.in_check || [];
     st.departures = snap.result ? [...snap.result.eliminations] : [...(snap.departures || [])];
     render();
     if (snap.moves.some((_, i) => !st.moveSides[i])) {
@@ -300,6 +300,7 @@ export function mountGame(root, id, { seat } = {}) {
 
   function setStatus(status) {
     st.game.status = status;
+    st.checks = status.in_check || [];
     st.clockAt = performance.now();
   }
 
@@ -321,7 +322,6 @@ export function mountGame(root, id, { seat } = {}) {
         g.moves.push(ev.mv);
         st.moveSides[ev.ply] = ev.side;
         st.lastMove = { ...splitMove(ev.mv), side: ev.side };
-        st.checks = ev.checks || [];
         setStatus(ev.status);
         playMove(!!ev.captured);
         break;
@@ -482,17 +482,14 @@ export function mountGame(root, id, { seat } = {}) {
       const e = clockEls[side];
       if (!c || !e) return;
       const run = c.running && g.phase === 'live' ? elapsed : 0;
-      let main = c.remaining_ms - (c.in_byoyomi ? 0 : run);
+      const face = clockFace(c, tc, run);
+      const main = face.ms;
       let extraText = '';
-      let low = false;
-      if (c.in_byoyomi || (main <= 0 && tc.byoyomi)) {
-        const spentInto = c.in_byoyomi ? run : -main;
-        const periodLeft = (c.period_left_ms != null ? c.period_left_ms : tc.byoyomi ? tc.byoyomi.period_ms : 0) - (c.in_byoyomi ? run : spentInto);
-        main = Math.max(0, periodLeft);
-        extraText = t('byoyomi', { periods: c.periods_left });
+      let low;
+      if (face.byoyomi) {
+        extraText = t('byoyomi', { periods: face.periods });
         low = main < 10000;
       } else {
-        main = Math.max(0, main);
         low = main < 30000;
       }
       let timeText = formatClock(main);
