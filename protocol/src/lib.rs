@@ -520,6 +520,11 @@ pub struct GameResult {
     pub outcomes: [Option<Outcome>; 3],
     /// Eliminations in order.
     pub eliminations: Vec<Departure>,
+    /// An aborted game (`aborted`): every side that had not come — its
+    /// disconnection grace over — when the game was aborted, `by` first.
+    /// Absent when only `by` was missing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub no_shows: Vec<Side>,
 }
 
 impl From<&engine::GameResult> for GameResult {
@@ -549,6 +554,7 @@ impl From<&engine::GameResult> for GameResult {
             ending,
             outcomes: r.outcomes.map(outcome),
             eliminations: r.eliminations.iter().map(|&d| d.into()).collect(),
+            no_shows: Vec::new(),
         }
     }
 }

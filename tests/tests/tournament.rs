@@ -783,6 +783,81 @@ async fn a_no_show_loses_by_abandonment() {
     assert_eq!(by[t.seats[1].as_str()], (1, 1));
     assert_eq!(by[t.seats[2].as_str()], (0, 0));
     assert_eq!(e.view().await.status, TournamentStatus::Finished);
+    // Two no-shows, then three: every no-show loses, whoever came draws.
+    for (came, want) in [(vec![Side::W], [(1, 1), (0, 0), (0, 0)]), (vec![], [(0, 0); 3])] {
+        let e = Event::new(
+            &server,
+            3,
+            json!({ "name": "Empty hall", "rounds": 1, "grace_ms": 1500, "scoring": { "win": 2, "draw": 1, "loss": 0, "bye": 1 } }),
+        )
+        .await;
+        let r = e.pair().await.expect("round 1");
+        let t = &r.tables[0];
+        let mut clients = Vec::new();
+        for &side in &came {
+            clients.push(Client::connect(server.addr, &t.game, Some(e.token_of(&t.seats[side.index()])), None).await);
+        }
+        let mut watcher = Client::connect(server.addr, &t.game, None, None).await;
+        let result = match watcher.until(|ev| matches!(ev, GameEvent::Finished { .. })).await {
+            GameEvent::Finished { result } => result,
+            _ => unreachable!(),
+        };
+        let absent: Vec<Side> = Side::ALL.into_iter().filter(|s| !came.contains(s)).collect();
+        assert_eq!(result.ending, Ending::Aborted { by: absent[0] });
+        assert_eq!(result.no_shows, absent);
+        let st = e.standings().await;
+        for (i, seat) in t.seats.iter().enumerate() {
+            let row = st.standings.iter().find(|r| &r.player == seat).unwrap();
+            assert_eq!((row.points, row.survival), want[i], "came {came:?}, seat {i}");
+        }
+        // The stored result keeps the no-shows (the room restored from the store).
+        let rec: GameRecord = e.api.get(&format!("/api/games/{}/record", t.game)).await.unwrap();
+        assert_eq!(rec.result.unwrap().no_shows, absent);
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn sixteen_players_registering_at_once_are_all_registered() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let e = Event::new(&server, 0, json!({ "name": "Rush" })).await;
+    let mut guests = Vec::new();
+    for _ in 0..16 {
+        guests.push(e.api.guest().await);
+    }
+    // All at the same instant: none may be refused, none lost, seeds 1..=16.
+    let body = json!({ "code": e.code });
+    let answers = futures_util::future::join_all(guests.iter().map(|p| {
+        e.api
+            .post::<Tournament>("/api/tournaments/register", Some(&p.token), &body)
+    }))
+    .await;
+    for (p, a) in guests.iter().zip(&answers) {
+        assert!(a.is_ok(), "{}: {:?}", p.player, a.as_ref().err());
+    }
+    let t = e.view().await;
+    let mut seeds: Vec<u32> = t.players.iter().map(|p| p.seed).collect();
+    seeds.sort_unstable();
+    assert_eq!(seeds, (1..=16).collect::<Vec<_>>());
+    for p in &guests {
+        assert!(
+            t.players.iter().any(|e| e.player == p.player),
+            "{} registered",
+            p.player
+        );
+    }
+    // Registering again is a conflict, and changes nothing.
+    let again = e
+        .api
+        .post::<Tournament>(
+            "/api/tournaments/register",
+            Some(&guests[3].token),
+            &json!({ "code": e.code }),
+        )
+        .await;
+    assert!(again.is_err());
+    assert_eq!(e.view().await.players.len(), 16);
     server.stop().await;
 }
 

@@ -351,7 +351,11 @@ impl Room {
                 _ => {}
             }
         }
-        let verdict = if stored.phase == Phase::Finished && !game.is_finished() {
+        // The arbiter's verdict, or an abort's no-shows: results the engine
+        // does not rebuild.
+        let verdict = if stored.phase == Phase::Finished
+            && (!game.is_finished() || stored.result.as_ref().is_some_and(|r| !r.no_shows.is_empty()))
+        {
             stored.result.clone()
         } else {
             None
@@ -831,6 +835,23 @@ impl Room {
                 charged = true;
                 self.clocks.remove(s, now);
             }
+            // An abandonment that aborts the game: every other side whose
+            // grace is over as well is a no-show too (tournaments score them
+            // all as losses).
+            if let Some(r) = self.game.result()
+                && let engine::game::Ending::Aborted { by } = r.ending
+            {
+                let others = Side::ALL
+                    .into_iter()
+                    .filter(|&s| s != Side::from(by) && self.absent_deadline[s.index()].is_some_and(|d| d <= now));
+                let no_shows: Vec<Side> = std::iter::once(by.into()).chain(others).collect();
+                if no_shows.len() > 1 {
+                    self.verdict = Some(GameResult {
+                        no_shows,
+                        ..GameResult::from(r)
+                    });
+                }
+            }
             self.absent_deadline = [None; 3];
         } else {
             let turn = self.game.position().turn();
@@ -894,7 +915,7 @@ impl Room {
                         self.push(step, Audience::All, GameEvent::State { status: status.clone() });
                     }
                     GameEvent::Finished {
-                        result: GameResult::from(&r),
+                        result: self.verdict.clone().unwrap_or_else(|| GameResult::from(&r)),
                     }
                 }
             };
@@ -907,7 +928,7 @@ impl Room {
             self.phase = Phase::Finished;
             step.ops.push(Op::Phase {
                 phase: Phase::Finished,
-                result: self.game.result().map(GameResult::from),
+                result: self.result(),
                 wall_ms,
             });
         }
@@ -1024,6 +1045,7 @@ impl Room {
                     ending: Ending::Adjudicated,
                     outcomes: outcomes.map(Some),
                     eliminations: self.game.departures().iter().map(|&d| d.into()).collect(),
+                    no_shows: Vec::new(),
                 });
             }
             ArbiterAction::Abort => {
@@ -1031,6 +1053,7 @@ impl Room {
                     ending: Ending::Annulled,
                     outcomes: [None; 3],
                     eliminations: self.game.departures().iter().map(|&d| d.into()).collect(),
+                    no_shows: Vec::new(),
                 });
             }
         }

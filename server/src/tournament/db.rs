@@ -200,35 +200,33 @@ impl Store {
 
     /// Registers a player with the next seed; `Conflict` if registered already.
     pub async fn register(&self, tournament: &str, player: &str) -> Result<(), StoreError> {
-        // The seed is the next number; two registrations racing for it meet
-        // the unique constraint, and the loser tries again.
-        for _ in 0..5 {
-            let r = sqlx::query(
-                "INSERT INTO tournament_players (tournament_id, player_id, seed, checked_in, registered_ms) \
-                 VALUES ($1, $2, (SELECT COALESCE(MAX(seed), 0) + 1 FROM tournament_players WHERE tournament_id = $1), 0, $3)",
-            )
+        // The seed is the next number. Registrations take it one at a time:
+        // each first writes the tournament's row (a no-op update), which holds
+        // that row's lock until its commit (Postgres; SQLite has one writer),
+        // so the next one reads MAX(seed) only after the previous committed.
+        // Concurrent registrations therefore all succeed, in some order.
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("UPDATE tournaments SET round = round WHERE id = $1")
             .bind(tournament)
-            .bind(player)
-            .bind(wall_ms())
-            .execute(&self.pool)
-            .await;
-            match r {
-                Ok(_) => return Ok(()),
-                Err(sqlx::Error::Database(d)) if d.is_unique_violation() => {
-                    let exists =
-                        sqlx::query("SELECT 1 FROM tournament_players WHERE tournament_id = $1 AND player_id = $2")
-                            .bind(tournament)
-                            .bind(player)
-                            .fetch_optional(&self.pool)
-                            .await?;
-                    if exists.is_some() {
-                        return Err(StoreError::Conflict);
-                    }
-                }
-                Err(e) => return Err(e.into()),
+            .execute(&mut *tx)
+            .await?;
+        let r = sqlx::query(
+            "INSERT INTO tournament_players (tournament_id, player_id, seed, checked_in, registered_ms) \
+             VALUES ($1, $2, (SELECT COALESCE(MAX(seed), 0) + 1 FROM tournament_players WHERE tournament_id = $1), 0, $3)",
+        )
+        .bind(tournament)
+        .bind(player)
+        .bind(wall_ms())
+        .execute(&mut *tx)
+        .await;
+        match r {
+            Ok(_) => {
+                tx.commit().await?;
+                Ok(())
             }
+            Err(sqlx::Error::Database(d)) if d.is_unique_violation() => Err(StoreError::Conflict),
+            Err(e) => Err(e.into()),
         }
-        Err(StoreError::Conflict)
     }
 
     /// Marks a player checked in.
