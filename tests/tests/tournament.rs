@@ -861,6 +861,69 @@ async fn sixteen_players_registering_at_once_are_all_registered() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn withdrawing_before_round_one_unregisters_and_the_organizer_reinstates() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let e = Event::new(&server, 4, json!({ "name": "Second thoughts", "rounds": 2 })).await;
+    let withdraw = |token: String, body: serde_json::Value| {
+        let api = e.api.clone();
+        let path = format!("/api/tournaments/{}/withdraw", e.id);
+        async move { api.post::<Tournament>(&path, Some(&token), &body).await }
+    };
+    // Before round 1: the registration is simply taken back, and may be made again.
+    let t = withdraw(e.players[3].token.clone(), json!({})).await.expect("withdraw");
+    assert!(!t.players.iter().any(|p| p.player == e.players[3].player));
+    let again: Tournament = e
+        .api
+        .post(
+            "/api/tournaments/register",
+            Some(&e.players[3].token),
+            &json!({ "code": e.code }),
+        )
+        .await
+        .expect("register again");
+    assert_eq!(again.players.len(), 4);
+    withdraw(e.players[3].token.clone(), json!({}))
+        .await
+        .expect("withdraw again");
+    assert_eq!(e.view().await.players.len(), 3);
+    // After round 1: a withdrawal, which the organizer takes back.
+    let r = e.pair().await.expect("round 1");
+    let p0 = e.players[0].player.clone();
+    let t = withdraw(e.org.token.clone(), json!({ "player": p0 }))
+        .await
+        .expect("the organizer withdraws");
+    assert_eq!(
+        t.players.iter().find(|p| p.player == p0).unwrap().withdrawn_after,
+        Some(1)
+    );
+    let reinstate = |token: String| {
+        let api = e.api.clone();
+        let path = format!("/api/tournaments/{}/reinstate", e.id);
+        let body = json!({ "player": p0 });
+        async move { api.post::<Tournament>(&path, Some(&token), &body).await }
+    };
+    let refused = reinstate(e.players[1].token.clone())
+        .await
+        .expect_err("only the organizer");
+    assert_eq!(refused.status, 403);
+    let t = reinstate(e.org.token.clone()).await.expect("reinstate");
+    assert_eq!(t.players.iter().find(|p| p.player == p0).unwrap().withdrawn_after, None);
+    e.arbiter(
+        &r.tables[0].game,
+        ArbiterAction::Adjudicate {
+            outcomes: [Outcome::Win, Outcome::Loss, Outcome::Loss],
+        },
+        "quick",
+    )
+    .await
+    .expect("adjudicate");
+    let r2 = e.pair().await.expect("round 2");
+    assert!(r2.tables[0].seats.contains(&p0), "the reinstated player is paired");
+    server.stop().await;
+}
+
 /// The person on `c` (at `side`) plays one move as soon as its turn comes.
 async fn play_one(c: &mut Client, side: Side) {
     assert!(c.until_turn(side).await, "{side} can still move");

@@ -132,3 +132,35 @@ test('an organizer fills byes with bots: the player left over plays two bots', a
   await shot(org, 'tournament-bots.png', '#tournament');
   assert.deepEqual(errors, []);
 });
+
+test('withdrawing asks first; before round 1 it takes the registration back; the organizer withdraws and reinstates', async () => {
+  const { org, link } = await createTournament('org3', 'Second thoughts');
+  const players = [];
+  for (let i = 0; i < 4; i++) players.push(await registerAndCheckIn(link));
+  const page = players[3];
+  const me = await page.evaluate(() => JSON.parse(localStorage.getItem('sanguo.session')).player);
+  // one click only asks
+  await page.click('#withdraw');
+  await page.waitForSelector('#withdraw-confirm:not([hidden])');
+  assert.match(await page.locator('#withdraw-confirm').innerText(), /registration/);
+  await page.click('#withdraw-no');
+  await page.waitForSelector('#withdraw-confirm', { state: 'hidden' });
+  assert.equal(await page.locator(`#t-players [data-player="${me}"]`).count(), 1, 'still registered');
+  await page.click('#withdraw');
+  await page.click('#withdraw-yes');
+  await page.waitForFunction((id) => !document.querySelector(`#t-players [data-player="${id}"]`), me);
+  await page.waitForSelector('#register');
+  // after round 1 the organizer withdraws a player and takes it back
+  await org.reload();
+  await org.waitForSelector('#pair-next:not([disabled])');
+  await org.click('#pair-next');
+  await org.waitForSelector('#t-status[data-round="1"]');
+  const p0 = await players[0].evaluate(() => JSON.parse(localStorage.getItem('sanguo.session')).player);
+  await org.click(`[data-org-player="${p0}"][data-org-act="withdraw"]`);
+  await org.waitForSelector(`[data-org-player="${p0}"][data-org-act="reinstate"]`);
+  assert.match(await org.locator(`#t-players [data-player="${p0}"]`).innerText(), /withdrawn/);
+  await org.click(`[data-org-player="${p0}"][data-org-act="reinstate"]`);
+  await org.waitForSelector(`[data-org-player="${p0}"][data-org-act="withdraw"]`);
+  assert.doesNotMatch(await org.locator(`#t-players [data-player="${p0}"]`).innerText(), /withdrawn/);
+  assert.deepEqual(errors, []);
+});

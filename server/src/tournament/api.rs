@@ -27,6 +27,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/tournaments/{id}", get(view))
         .route("/api/tournaments/{id}/check-in", post(check_in))
         .route("/api/tournaments/{id}/withdraw", post(withdraw))
+        .route("/api/tournaments/{id}/reinstate", post(reinstate))
         .route("/api/tournaments/{id}/rounds", post(pair).get(rounds))
         .route("/api/tournaments/{id}/rounds/{n}", get(round))
         .route("/api/tournaments/{id}/standings", get(standings))
@@ -188,8 +189,46 @@ async fn withdraw(
     if l.status() == TournamentStatus::Finished {
         return Err(state_error("the tournament is over"));
     }
-    s.store.withdraw(&id, &who, l.t.round).await?;
-    tracing::info!(tournament = %id, player = %who, by = %p.id, "withdrawn");
+    if l.t.round == 0 {
+        // Before round 1 a withdrawal is simply taking the registration back.
+        s.store.unregister(&id, &who).await?;
+        tracing::info!(tournament = %id, player = %who, by = %p.id, "unregistered");
+    } else {
+        s.store.withdraw(&id, &who, l.t.round).await?;
+        tracing::info!(tournament = %id, player = %who, by = %p.id, "withdrawn");
+    }
+    Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
+}
+
+/// The organizer takes back a player's withdrawal: paired again from the next round.
+async fn reinstate(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Authed(p): Authed,
+    b: Result<Json<Withdraw>, JsonRejection>,
+) -> Result<Json<Tournament>, ApiError> {
+    let w = body(b)?;
+    let l = Loaded::load(&s, &id).await?;
+    if p.id != l.t.organizer {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            "only the organizer reinstates a player",
+        ));
+    }
+    let Some(who) = w.player else {
+        return Err(ApiError::new(ErrorCode::BadRequest, "name the player to reinstate"));
+    };
+    let Some(e) = l.entrants.iter().find(|e| e.player == who) else {
+        return Err(ApiError::new(ErrorCode::NotFound, "no such player in this tournament"));
+    };
+    if e.withdrawn_after.is_none() {
+        return Err(state_error("the player has not withdrawn"));
+    }
+    if l.status() == TournamentStatus::Finished {
+        return Err(state_error("the tournament is over"));
+    }
+    s.store.reinstate(&id, &who).await?;
+    tracing::info!(tournament = %id, player = %who, by = %p.id, "reinstated");
     Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
 }
 

@@ -239,6 +239,26 @@ impl Store {
         Ok(())
     }
 
+    /// Takes back a registration (before round 1: nothing refers to it yet).
+    pub async fn unregister(&self, tournament: &str, player: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM tournament_players WHERE tournament_id = $1 AND player_id = $2")
+            .bind(tournament)
+            .bind(player)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Takes back a withdrawal: the player is paired again from the next round.
+    pub async fn reinstate(&self, tournament: &str, player: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE tournament_players SET withdrawn_after = NULL WHERE tournament_id = $1 AND player_id = $2")
+            .bind(tournament)
+            .bind(player)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Withdraws a player after round `after`.
     pub async fn withdraw(&self, tournament: &str, player: &str, after: u32) -> Result<(), StoreError> {
         sqlx::query(

@@ -259,6 +259,7 @@ export function mountTournament(root, id, navigate, { code } = {}) {
     );
   }
 
+  let withdrawAsked = false;
   function renderHead(tt) {
     const me = currentSession();
     const mine = me && tt.players.find((p) => p.player === me.player);
@@ -289,15 +290,29 @@ export function mountTournament(root, id, navigate, { code } = {}) {
           }),
         );
       }
+      // Withdrawal is not undone by the player: it asks first (before round 1
+      // it only takes the registration back).
+      const confirmBox = h('div', { class: 'confirm-box', id: 'withdraw-confirm', hidden: !withdrawAsked });
+      const yes = button(t('confirm'), { id: 'withdraw-yes', class: 'small danger' }, async () => {
+        withdrawAsked = false;
+        try {
+          await api.withdraw(id);
+          refresh(true);
+        } catch (x) {
+          showError(err, x);
+        }
+      });
+      const no = button(t('cancel'), { id: 'withdraw-no', class: 'small' }, () => {
+        withdrawAsked = false;
+        confirmBox.hidden = true;
+      });
+      confirmBox.append(h('p', {}, t(tt.round === 0 ? 'unregisterConfirm' : 'withdrawConfirm')), h('div', { class: 'actions' }, yes, no));
       actions.push(
-        button(t('withdraw'), { id: 'withdraw' }, async () => {
-          try {
-            await api.withdraw(id);
-            refresh(true);
-          } catch (x) {
-            showError(err, x);
-          }
+        button(t(tt.round === 0 ? 'unregister' : 'withdraw'), { id: 'withdraw' }, () => {
+          withdrawAsked = true;
+          confirmBox.hidden = false;
         }),
+        confirmBox,
       );
     }
     const s = tt.settings;
@@ -315,6 +330,7 @@ export function mountTournament(root, id, navigate, { code } = {}) {
         tt.players.flatMap((p, i) => [
           i ? ', ' : '',
           h('span', { 'data-player': p.player }, `${p.seed}. ${p.name}${p.checked_in ? ' ✓' : ''}${p.withdrawn_after != null ? ` (${t('withdrawn')})` : ''}`),
+          me && me.player === tt.organizer && tt.status !== 'finished' ? orgPlayerButton(p) : '',
         ]),
       ),
       h('div', { class: 'form-row' }, actions),
@@ -328,6 +344,21 @@ export function mountTournament(root, id, navigate, { code } = {}) {
       pairBtn.disabled = tt.status === 'finished' || !tt.round_over;
     }
     return isOrg;
+  }
+
+  // The organizer withdraws a player, or takes a withdrawal back.
+  function orgPlayerButton(p) {
+    const back = p.withdrawn_after != null;
+    return button(t(back ? 'reinstate' : 'withdraw'), { class: 'small', 'data-org-player': p.player, 'data-org-act': back ? 'reinstate' : 'withdraw' }, async () => {
+      err.hidden = true;
+      try {
+        if (back) await api.reinstate(id, p.player);
+        else await api.withdrawPlayer(id, p.player);
+        refresh(true);
+      } catch (x) {
+        showError(err, x);
+      }
+    });
   }
 
   function renderPairings(tt, rounds, isOrg) {
