@@ -5,7 +5,7 @@
 //! Players are indices `0..n` into the caller's list. The caller orders that
 //! list by the standings (best first) for Swiss.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// What pairing needs to know of one player.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -298,6 +298,8 @@ pub fn round_robin(group: &[usize]) -> Vec<Vec<[usize; 3]>> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use proptest::prelude::*;
 
     use super::*;
