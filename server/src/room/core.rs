@@ -351,11 +351,9 @@ impl Room {
                 _ => {}
             }
         }
-        // The arbiter's verdict, or an abort's no-shows: results the engine
-        // does not rebuild.
-        let verdict = if stored.phase == Phase::Finished
-            && (!game.is_finished() || stored.result.as_ref().is_some_and(|r| !r.no_shows.is_empty()))
-        {
+        // The arbiter's verdict (or correction), or an abort's no-shows:
+        // results the engine does not rebuild.
+        let verdict = if stored.phase == Phase::Finished && stored.result != game.result().map(GameResult::from) {
             stored.result.clone()
         } else {
             None
@@ -987,8 +985,13 @@ impl Room {
                 format!("an arbiter's reason has 1 to {MAX_REASON_CHARS} characters"),
             ));
         }
-        if self.phase == Phase::Finished {
-            return Err(err(ErrorCode::GameOver, "the game is over"));
+        // A finished game's result may be corrected (adjudicated anew), nothing else.
+        let correcting = self.phase == Phase::Finished;
+        if correcting && !matches!(action, ArbiterAction::Adjudicate { .. }) {
+            return Err(err(
+                ErrorCode::GameOver,
+                "the game is over: only its result can be corrected (adjudicate)",
+            ));
         }
         if self.phase == Phase::Open && action != ArbiterAction::Abort {
             return Err(err(ErrorCode::NotStarted, "the game has not started"));
@@ -1032,9 +1035,11 @@ impl Room {
                         "outcomes: one win and two losses, or draws for some and losses for the rest",
                     ));
                 }
+                // A side that left must lose — unless the result of a game over
+                // is being corrected (the arbiter may find the departure wrong).
                 if let Some(s) = Side::ALL
                     .into_iter()
-                    .find(|s| !live.contains((*s).into()) && outcomes[s.index()] != Outcome::Loss)
+                    .find(|s| !correcting && !live.contains((*s).into()) && outcomes[s.index()] != Outcome::Loss)
                 {
                     return Err(err(
                         ErrorCode::BadRequest,

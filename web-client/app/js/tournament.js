@@ -242,12 +242,22 @@ export function mountTournament(root, id, navigate, { code } = {}) {
     }
   }
 
+  // A finished game's result corrected: the outcome chosen above, with the reason.
+  function correctButton(game) {
+    return h(
+      'div',
+      { class: 'arbiter-actions' },
+      button(t('correctResult'), { 'data-act': 'correct' }, () => arbiter(game, adjudication())),
+    );
+  }
+
+  const adjudication = () => {
+    const o = outcome.value;
+    const outcomes = SIDES.map((s) => (o === 'draw' ? 'draw' : o === s ? 'win' : 'loss'));
+    return { kind: 'adjudicate', outcomes };
+  };
+
   function arbiterButtons(game) {
-    const adjudication = () => {
-      const o = outcome.value;
-      const outcomes = SIDES.map((s) => (o === 'draw' ? 'draw' : o === s ? 'win' : 'loss'));
-      return { kind: 'adjudicate', outcomes };
-    };
     return h(
       'div',
       { class: 'arbiter-actions' },
@@ -385,6 +395,7 @@ export function mountTournament(root, id, navigate, { code } = {}) {
                   {},
                   h('a', { href: tb.result ? `#/r/${tb.game}` : `#/g/${tb.game}`, class: 'board-link' }, tb.result ? t('replay') : t('watch')),
                   isOrg && !tb.result && r.round === tt.round ? arbiterButtons(tb.game) : null,
+                  isOrg && tb.result && tb.result.ending.kind !== 'annulled' ? correctButton(tb.game) : null,
                 ),
               ),
             ),

@@ -684,6 +684,48 @@ fn an_arbiter_adjudicates_or_aborts_and_the_verdict_is_restored() {
 }
 
 #[test]
+fn an_arbiter_corrects_the_result_of_a_game_over_and_the_correction_is_restored() {
+    let (mut room, mut ops) = live_room(TimeControl::default());
+    let arbiter = player(9);
+    // B, then Y resign twice each: W is the last one standing.
+    for side in [Side::B, Side::B, Side::Y, Side::Y] {
+        let now = 10 + ops.len() as u64;
+        ops.extend(room.act(side, Act::Resign, 0, now, 0).unwrap().ops);
+    }
+    assert_eq!(room.phase, Phase::Finished);
+    assert_eq!(room.result().unwrap().ending, Ending::LastStanding { winner: Side::W });
+    // Only the result can change once the game is over.
+    assert_eq!(
+        room.arbiter(&arbiter, ArbiterAction::Abort, "late", 100, 0)
+            .unwrap_err()
+            .code,
+        ErrorCode::GameOver
+    );
+    // B resigned by a slip of the hand: the arbiter gives B and W a draw.
+    let fixed = ArbiterAction::Adjudicate {
+        outcomes: [Outcome::Draw, Outcome::Draw, Outcome::Loss],
+    };
+    let step = room
+        .arbiter(&arbiter, fixed, "B's resignation was a slip", 200, 0)
+        .unwrap();
+    assert!(matches!(&step.ops[0], Op::Arbiter(a) if a.by == "p9" && a.reason == "B's resignation was a slip"));
+    assert!(
+        step.ops
+            .iter()
+            .any(|o| matches!(o, Op::Phase { result: Some(r), .. } if r.ending == Ending::Adjudicated))
+    );
+    assert!(matches!(step.events.last().unwrap().event, GameEvent::Finished { .. }));
+    ops.extend(step.ops);
+    let result = room.result().unwrap();
+    assert_eq!(
+        result.outcomes,
+        [Some(Outcome::Draw), Some(Outcome::Draw), Some(Outcome::Loss)]
+    );
+    let (restored, _, _) = Room::restore(stored_from(&room, &ops, Phase::Finished, Some(result.clone()))).unwrap();
+    assert_eq!(restored.result(), Some(result));
+}
+
+#[test]
 fn a_resent_move_of_a_side_out_of_the_game_is_a_duplicate() {
     let (mut room, _) = live_room(TimeControl::default());
     let mut played = Vec::new();
