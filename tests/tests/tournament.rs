@@ -924,6 +924,101 @@ async fn withdrawing_before_round_one_unregisters_and_the_organizer_reinstates()
     server.stop().await;
 }
 
+#[tokio::test]
+async fn the_organizer_edits_deletes_and_finishes_events_with_reasons_logged() {
+    use protocol::tournament::{OrganizerAction, OrganizerEntry};
+    use reqwest::Method;
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let e = Event::new(&server, 2, json!({ "name": "Draft" })).await;
+    let path = format!("/api/tournaments/{}", e.id);
+    // Edit before round 1: the settings anew; only the organizer, only with a reason.
+    let edit = json!({ "settings": { "name": "Club evening", "rounds": 2 }, "reason": "a better name" });
+    let (status, _) = e.api.send(Method::PATCH, &path, Some(&e.players[0].token), &edit).await;
+    assert_eq!(status, 403);
+    let no_reason = json!({ "settings": { "name": "x" }, "reason": " " });
+    assert_eq!(
+        e.api.send(Method::PATCH, &path, Some(&e.org.token), &no_reason).await.0,
+        400
+    );
+    let (status, text) = e.api.send(Method::PATCH, &path, Some(&e.org.token), &edit).await;
+    assert_eq!(status, 200, "{text}");
+    let t = e.view().await;
+    assert_eq!((t.settings.name.as_str(), t.settings.rounds), ("Club evening", 2));
+    assert_eq!(t.players.len(), 2, "registrations stay");
+    // Delete before round 1: gone, and the log says who and why.
+    let (status, _) = e
+        .api
+        .send(
+            Method::DELETE,
+            &path,
+            Some(&e.org.token),
+            &json!({ "reason": "nobody came" }),
+        )
+        .await;
+    assert_eq!(status, 204);
+    assert_eq!(e.api.get::<Tournament>(&path).await.unwrap_err().status, 404);
+    let log: Vec<OrganizerEntry> = e.api.get(&format!("{path}/organizer-log")).await.unwrap();
+    assert_eq!(
+        log.iter()
+            .map(|l| (l.action, l.reason.as_str(), l.by.as_str()))
+            .collect::<Vec<_>>(),
+        [
+            (OrganizerAction::Edit, "a better name", e.org.player.as_str()),
+            (OrganizerAction::Delete, "nobody came", e.org.player.as_str())
+        ]
+    );
+
+    // An event that fell below three players after round 1: the organizer finishes it.
+    let e = Event::new(&server, 3, json!({ "name": "Dwindling", "rounds": 4 })).await;
+    let path = format!("/api/tournaments/{}", e.id);
+    let r = e.pair().await.expect("round 1");
+    let finish = json!({ "reason": "two players went home" });
+    let (status, _) = e
+        .api
+        .send(Method::POST, &format!("{path}/finish"), Some(&e.org.token), &finish)
+        .await;
+    assert_eq!(status, 409, "not while its round is played");
+    e.arbiter(
+        &r.tables[0].game,
+        ArbiterAction::Adjudicate {
+            outcomes: [Outcome::Win, Outcome::Loss, Outcome::Loss],
+        },
+        "quick",
+    )
+    .await
+    .expect("adjudicate");
+    for p in &e.players[1..] {
+        let w = format!("{path}/withdraw");
+        e.api
+            .post::<Tournament>(&w, Some(&p.token), &json!({}))
+            .await
+            .expect("withdraw");
+    }
+    assert_eq!(e.pair().await.unwrap_err().status, 409, "one player left: no table");
+    assert_eq!(e.view().await.status, TournamentStatus::Running);
+    assert_eq!(
+        e.api.send(Method::DELETE, &path, Some(&e.org.token), &finish).await.0,
+        409,
+        "too late to delete"
+    );
+    let (status, text) = e
+        .api
+        .send(Method::POST, &format!("{path}/finish"), Some(&e.org.token), &finish)
+        .await;
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(e.view().await.status, TournamentStatus::Finished);
+    assert_eq!(e.pair().await.unwrap_err().status, 409);
+    assert_eq!(e.standings().await.standings[0].player, r.tables[0].seats[0]);
+    let log: Vec<OrganizerEntry> = e.api.get(&format!("{path}/organizer-log")).await.unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(
+        (log[0].action, log[0].reason.as_str()),
+        (OrganizerAction::Finish, "two players went home")
+    );
+    server.stop().await;
+}
+
 /// The person on `c` (at `side`) plays one move as soon as its turn comes.
 async fn play_one(c: &mut Client, side: Side) {
     assert!(c.until_turn(side).await, "{side} can still move");

@@ -207,11 +207,30 @@ export function mountTournament(root, id, navigate, { code } = {}) {
       showError(err, x);
     }
   });
+  // Ending or deleting the event takes the reason typed for the arbiter (logged).
+  const finishBtn = button(t('finishEvent'), { id: 'finish-event', class: 'small' }, async () => {
+    err.hidden = true;
+    try {
+      await api.finishTournament(id, reason.value);
+      refresh(true);
+    } catch (x) {
+      showError(err, x);
+    }
+  });
+  const deleteBtn = button(t('deleteEvent'), { id: 'delete-event', class: 'small danger' }, async () => {
+    err.hidden = true;
+    try {
+      await api.deleteTournament(id, reason.value);
+      navigate('#/t');
+    } catch (x) {
+      showError(err, x);
+    }
+  });
   const orgInfo = h('div', {});
   orgCard.append(
     h('h2', {}, t('organizer')),
     orgInfo,
-    h('div', { class: 'form-row' }, pairBtn),
+    h('div', { class: 'form-row' }, pairBtn, finishBtn, deleteBtn),
     h('h3', {}, t('arbiter')),
     h('div', { class: 'form-row' }, reason),
     h('p', {}, arbSide, ' ', outcome),
@@ -352,6 +371,9 @@ export function mountTournament(root, id, navigate, { code } = {}) {
       orgInfo.replaceChildren(h('p', {}, `${t('inviteLink')}: `, h('code', { id: 'invite-link' }, link), ` · ${t('code')}: `, h('code', { id: 'invite-code' }, tt.code)));
       pairBtn.textContent = t('pairNext', { n: tt.round + 1 });
       pairBtn.disabled = tt.status === 'finished' || !tt.round_over;
+      finishBtn.hidden = tt.round === 0 || tt.status === 'finished';
+      finishBtn.disabled = !tt.round_over;
+      deleteBtn.hidden = tt.round > 0;
     }
     return isOrg;
   }
