@@ -181,3 +181,19 @@ test('withdrawing asks first; before round 1 it takes the registration back; the
   assert.doesNotMatch(await org.locator(`#t-players [data-player="${p0}"]`).innerText(), /withdrawn/);
   assert.deepEqual(errors, []);
 });
+
+test('the organizer deletes an event before round 1 with a reason', async () => {
+  const { org, link } = await createTournament('org4', 'Never mind');
+  const id = link.split('#/t/')[1].split('?')[0];
+  await org.waitForSelector('#delete-event:not([hidden])');
+  assert.equal(await org.isHidden('#finish-event'), true);
+  await org.click('#delete-event');
+  await org.waitForSelector('#tp-error:not([hidden])'); // no reason given: refused, in words
+  await org.fill('#arb-reason', 'the hall is booked');
+  await org.click('#delete-event');
+  await org.waitForFunction(() => location.hash === '#/t');
+  assert.equal((await fetch(`${server.url}/api/tournaments/${id}`)).status, 404);
+  const log = await (await fetch(`${server.url}/api/tournaments/${id}/organizer-log`)).json();
+  assert.equal(log[0].reason, 'the hall is booked');
+  assert.deepEqual(errors, []);
+});
