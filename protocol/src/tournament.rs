@@ -246,6 +246,10 @@ pub struct Standing {
     pub seats: [u32; 3],
     /// Withdrawn.
     pub withdrawn: bool,
+    /// Round robin: the player's group (from 1), within which `rank` counts;
+    /// the rows come group by group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<u32>,
 }
 
 /// `GET /api/tournaments/{id}/standings`.

@@ -641,7 +641,7 @@ async fn a_ten_player_swiss_over_four_rounds() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "rank,player,name,points,survival,opponents,wins,games,byes,w,b,y,withdrawn"
+        "rank,player,name,points,survival,opponents,wins,games,byes,w,b,y,withdrawn,group"
     );
     assert_eq!(lines.len(), 12);
     for (line, row) in lines[1..].iter().zip(&st.standings) {
@@ -751,6 +751,42 @@ async fn a_six_player_round_robin_against_standings_by_hand() {
         .await
         .unwrap_err();
     assert_eq!(refused.status, 409);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn round_robin_groups_of_unequal_size_are_ranked_each_on_its_own() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    // 7 players in groups of at most 4: a group of 3 (one game, then byes) and one of 4.
+    let e = Event::new(
+        &server,
+        7,
+        json!({ "name": "Groups", "pairing": { "kind": "round_robin", "group_size": 4 } }),
+    )
+    .await;
+    for n in 1..=4 {
+        let r = e.pair().await.unwrap_or_else(|f| panic!("round {n}: {f:?}"));
+        for t in &r.tables {
+            let mut clients = connect(&server, &e, &t.game, &t.seats).await;
+            finish(&mut clients, by_seed(&e, &t.seats)).await;
+        }
+    }
+    assert_eq!(e.view().await.status, TournamentStatus::Finished);
+    let st = e.standings().await;
+    let groups: Vec<u32> = st.standings.iter().map(|r| r.group.expect("a group")).collect();
+    let mut sorted = groups.clone();
+    sorted.sort_unstable();
+    assert_eq!(groups, sorted, "the rows come group by group");
+    for g in [1, 2] {
+        let rows: Vec<_> = st.standings.iter().filter(|r| r.group == Some(g)).collect();
+        let ranks: Vec<u32> = rows.iter().map(|r| r.rank).collect();
+        assert_eq!(ranks, (1..=rows.len() as u32).collect::<Vec<_>>(), "group {g}");
+    }
+    // The group of three: one game and three byes each, ranked only among themselves.
+    let small: Vec<_> = st.standings.iter().filter(|r| r.games == 1).collect();
+    assert_eq!(small.len(), 3);
+    assert!(small.iter().all(|r| r.byes == 3 && r.group == small[0].group));
     server.stop().await;
 }
 

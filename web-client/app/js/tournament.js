@@ -440,7 +440,9 @@ export function mountTournament(root, id, navigate, { code } = {}) {
         h(
           'tbody',
           {},
-          st.standings.map((r) =>
+          st.standings.flatMap((r, i) => [
+            // a round robin ranks each group on its own
+            r.group != null && (i === 0 || st.standings[i - 1].group !== r.group) ? h('tr', { class: 'group-head', 'data-group': String(r.group) }, h('th', { colspan: String(cols.length) }, t('groupN', { n: r.group }))) : null,
             h(
               'tr',
               { 'data-player': r.player, class: r.withdrawn ? 'muted' : '' },
@@ -452,7 +454,7 @@ export function mountTournament(root, id, navigate, { code } = {}) {
               h('td', {}, String(r.wins)),
               h('td', {}, r.seats.join('/')),
             ),
-          ),
+          ]),
         ),
       ),
     );
