@@ -40,6 +40,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/record", get(game_record))
         .route("/api/games/{id}/ws", get(crate::ws::upgrade))
         .merge(crate::tournament::api::routes())
+        .merge(crate::explain::routes())
         .fallback(crate::web::serve)
         .layer(DefaultBodyLimit::max(16 * 1024))
         .layer(tower_http::trace::TraceLayer::new_for_http())

@@ -6,6 +6,7 @@
 //! room task ([`room`]: decisions in [`room::core`]) → the store ([`store`]).
 
 pub mod error;
+pub mod explain;
 pub mod http;
 pub mod metrics;
 pub mod penalty;

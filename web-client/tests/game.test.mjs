@@ -390,3 +390,57 @@ test('the server restarts mid-game: every page says it lost the connection, reco
     await own.stop();
   }
 });
+
+/** Three players in three pages on a new private game (W creates it); resolves to {id, pages}. */
+async function threePlayers(errs, lang = 'en-US') {
+  const pages = {};
+  const w = await newPage(browser, { lang }, errs);
+  await w.page.goto(server.url + '/');
+  await w.page.waitForSelector('#create-form');
+  await w.page.selectOption('#my-seat', 'W');
+  await w.page.check('input[name=visibility][value=private]');
+  await w.page.click('#create-btn');
+  await w.page.waitForSelector('#game[data-phase="open"][data-side="W"]');
+  pages.W = w.page;
+  const id = await w.page.getAttribute('#game', 'data-game');
+  for (const side of ['B', 'Y']) {
+    pages[side] = (await newPage(browser, { lang }, errs)).page;
+    await pages[side].goto(`${server.url}/#/g/${id}?seat=${side}`);
+  }
+  for (const p of Object.values(pages)) await p.waitForSelector('#game[data-phase="live"]');
+  return { id, pages };
+}
+
+async function clickPoints(page, ...names) {
+  for (const n of names) {
+    const [x, y] = await pointXY(page, n);
+    await page.mouse.click(x, y);
+  }
+}
+
+test('a refused move says why, in the game’s terms: 先击后攻, a piece without that move, not your turn', { timeout: 120000 }, async () => {
+  const errs = [];
+  const { id, pages } = await threePlayers(errs);
+  // W's cannon may not take Y's horse at move 1: Y is upstream and has not struck first
+  await clickPoints(pages.W, 'W24', 'Y82');
+  await pages.W.waitForSelector('#refusal-note[data-code="no_retaliation_right"]');
+  assert.match(await pages.W.locator('#refusal-note').innerText(), /先击后攻: Wei may not capture a piece of its upstream side Wu/);
+  assert.equal(await pages.W.getAttribute('#game', 'data-ply'), '0', 'nothing was played');
+  // a drag that the board refuses says why too: a horse does not move like that
+  const [fx, fy] = await pointXY(pages.W, 'W22');
+  const [tx, ty] = await pointXY(pages.W, 'W23');
+  await pages.W.mouse.move(fx, fy);
+  await pages.W.mouse.down();
+  await pages.W.mouse.move(tx, ty, { steps: 6 });
+  await pages.W.mouse.up();
+  await pages.W.waitForSelector('#refusal-note[data-code="not_this_pieces_move"]');
+  assert.match(await pages.W.locator('#refusal-note').innerText(), /A Wei horse does not move that way/);
+  // B clicks one of its pieces while W is to move
+  await clickPoints(pages.B, 'B24');
+  await pages.B.waitForSelector('#refusal-note[data-code="not_your_turn"]');
+  assert.match(await pages.B.locator('#refusal-note').innerText(), /Not your turn: it is Wei’s move/);
+  // the server's explanation itself, for any client
+  const ex = await (await fetch(`${server.url}/api/games/${id}/explain`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ mv: 'W24-Y82' }) })).json();
+  assert.deepEqual(ex.refusal.params, { mover: 'W', upstream: 'Y' });
+  assert.deepEqual(errs, []);
+});

@@ -70,6 +70,7 @@ export const api = {
   checkIn: (id) => request('POST', `${tpath(id)}/check-in`, {}, tok()),
   withdraw: (id) => request('POST', `${tpath(id)}/withdraw`, {}, tok()),
   withdrawPlayer: (id, player) => request('POST', `${tpath(id)}/withdraw`, { player }, tok()),
+  explain: (id, mv) => request('POST', `/api/games/${encodeURIComponent(id)}/explain`, { mv }),
   finishTournament: (id, reason) => request('POST', `${tpath(id)}/finish`, { reason }, tok()),
   deleteTournament: (id, reason) => request('DELETE', tpath(id), { reason }, tok()),
   reinstate: (id, player) => request('POST', `${tpath(id)}/reinstate`, { player }, tok()),

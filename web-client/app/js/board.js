@@ -23,11 +23,15 @@ const r3 = (v) => Math.round(v * 1000) / 1000;
 export class Board {
   /**
    * @param {HTMLElement} host where the SVG goes
-   * @param {object} opts {onMove(from, to)}
+   * @param {object} opts {onMove(from, to), onRefused(from, to)}: a legal move
+   *   made; an attempt that is not in the legal list (`from` null: a click on
+   *   a board that takes no move now), so that the page can say why
    */
   constructor(host, opts = {}) {
     this.host = host;
     this.onMove = opts.onMove || (() => {});
+    this.onRefused = opts.onRefused || (() => {});
+    this.mover = null; // whose pieces may be picked up (even without a legal move, to learn why)
     this.fade = opts.fade !== false; // an eliminated side's pieces fade out (not when jumping in a replay)
     this.points = points();
     this.byName = new Map(this.points.map((p) => [p.name, p]));
@@ -145,7 +149,7 @@ export class Board {
   }
 
   /** Sets what to show. */
-  update({ placement, legal, last, checked, interactive }) {
+  update({ placement, legal, last, checked, interactive, mover }) {
     this.animate = null;
     if (placement) {
       const old = this.placement;
@@ -171,7 +175,8 @@ export class Board {
     if (last !== undefined) this.last = last;
     if (checked) this.checked = checked;
     if (interactive !== undefined) this.interactive = interactive;
-    if (this.selected && !(this.interactive && this.legal.has(this.selected))) this.selected = null;
+    if (mover !== undefined) this.mover = mover;
+    if (this.selected && !(this.interactive && this.selectable(this.selected))) this.selected = null;
     this.renderPieces();
     this.renderMarks();
   }
@@ -257,6 +262,13 @@ export class Board {
     this.renderMarks();
   }
 
+  /** A piece that may be picked up: one with legal moves, or any of the mover's. */
+  selectable(name) {
+    if (this.legal.has(name)) return true;
+    const p = this.placement.get(name);
+    return !!(p && this.mover && p.side === this.mover);
+  }
+
   tryMove(from, to) {
     if ((this.legal.get(from) || []).includes(to)) {
       this.selected = null;
@@ -267,12 +279,26 @@ export class Board {
   }
 
   pointerDown(e) {
-    if (!this.interactive) return;
     const hit = this.pointAt(e);
+    if (!this.interactive) {
+      if (hit && hit.name && this.placement.has(hit.name)) this.onRefused(null, hit.name);
+      return;
+    }
     if (!hit || !hit.name) return;
     e.preventDefault();
     if (this.selected && this.tryMove(this.selected, hit.name)) return;
-    if (this.legal.has(hit.name)) {
+    if (this.selected && this.selected !== hit.name && !this.selectable(hit.name)) {
+      // a destination the piece may not go to: say why
+      const from = this.selected;
+      this.select(null);
+      this.onRefused(from, hit.name);
+      return;
+    }
+    if (!this.selected && this.placement.has(hit.name) && !this.selectable(hit.name)) {
+      this.onRefused(null, hit.name); // another side's piece
+      return;
+    }
+    if (this.selectable(hit.name)) {
       const wasSelected = this.selected === hit.name;
       this.select(hit.name);
       const g = this.gPieces.querySelector(`[data-at="${hit.name}"]`);
@@ -313,6 +339,10 @@ export class Board {
     const hit = this.pointAt(e);
     if (hit && hit.name && this.tryMove(d.from, hit.name)) return;
     this.renderPieces();
+    if (hit && hit.name && hit.name !== d.from) {
+      this.select(null);
+      this.onRefused(d.from, hit.name);
+    }
   }
 
   cancelDrag() {

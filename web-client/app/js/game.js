@@ -8,6 +8,7 @@ import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
 import { t, sideName } from './i18n.js';
 import { api, currentSession, wsUrl, ApiError } from './api.js';
 import { playMove } from './sound.js';
+import { refusalText } from './refusal.js';
 import { h, clear, formatClock, clockFace, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
 
 const PROTOCOL = 1;
@@ -110,7 +111,7 @@ export function mountGame(root, id, { seat } = {}) {
   );
   root.appendChild(gameEl);
 
-  const board = new Board(boardWrap, { onMove: (from, to) => sendMove(from, to) });
+  const board = new Board(boardWrap, { onMove: (from, to) => sendMove(from, to), onRefused: (from, to) => explainRefusal(from, to) });
 
   flipBtn.addEventListener('click', () => board.setView(SIDES[(SIDES.indexOf(board.view) + 1) % 3]));
 
@@ -401,6 +402,36 @@ export function mountGame(root, id, { seat } = {}) {
     board.update({ placement, legal: new Map(), last: { from, to }, interactive: false });
   }
 
+  // A move the board would not take: the engine's reason, from the server.
+  let explainSeq = 0;
+  async function explainRefusal(from, to) {
+    if (!isLive() || !mySide() || !st.game.status.live.includes(mySide())) return;
+    const s = st.game.status;
+    if (s.turn !== mySide()) {
+      showRefusal({ code: 'not_your_turn', params: { turn: s.turn } });
+      return;
+    }
+    if (!from) {
+      const p = parsePlacement(s.position).get(to);
+      if (p) showRefusal({ code: 'not_your_piece', params: { piece: `${p.side}${p.piece}`, owner: p.side, turn: s.turn } });
+      return;
+    }
+    const seq = ++explainSeq;
+    try {
+      const ex = await api.explain(id, `${from}-${to}`);
+      if (seq === explainSeq && ex.refusal) showRefusal(ex.refusal);
+    } catch {
+      /* the reason is a help, not a must */
+    }
+  }
+
+  function showRefusal(refusal) {
+    const { text } = refusalText(refusal);
+    st.notes = st.notes.filter((n) => n.id !== 'refusal');
+    st.notes.push({ cls: 'bad', text, until: performance.now() + 8000, id: 'refusal', code: refusal.code });
+    renderNotes();
+  }
+
   function chatChannel() {
     if (st.role === 'player' && !(st.game && st.game.phase === 'finished')) return 'players';
     return st.role === 'player' && st.game && st.game.settings.players_chat ? 'players' : 'spectators';
@@ -426,7 +457,7 @@ export function mountGame(root, id, { seat } = {}) {
         legal.get(from).push(to);
       }
     }
-    board.update({ placement: parsePlacement(s.position), legal, last: st.lastMove, checks: undefined, checked: st.checks, interactive: myTurn() });
+    board.update({ placement: parsePlacement(s.position), legal, last: st.lastMove, checks: undefined, checked: st.checks, interactive: myTurn(), mover: myTurn() ? mySide() : null });
     // status line
     let line;
     if (g.phase === 'open') line = t('waitingPlayers');
@@ -544,7 +575,7 @@ export function mountGame(root, id, { seat } = {}) {
         for (const c of counterNotes(s)) out.push(h('div', { class: 'note warn counter' }, c));
       }
     }
-    for (const n of st.notes) out.push(h('div', { class: `note ${n.cls}` }, n.text));
+    for (const n of st.notes) out.push(h('div', { class: `note ${n.cls}`, id: n.id ? `${n.id}-note` : null, 'data-code': n.code || null }, n.text));
     notesEl.replaceChildren(...out);
   }
 
