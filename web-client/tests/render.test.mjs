@@ -238,3 +238,14 @@ test('读秒 in its second period: the clock shows the periods and the time the 
   assert.ok(shown > 0, 'not stuck at 0.0');
   await ctx.close();
 });
+
+test('a wrong game link says there is no such game and leads back to the lobby', async () => {
+  const { page, ctx } = await newPage(browser, { lang: 'en-US' });
+  await page.goto(`${server.url}/#/g/nosuchgame42`);
+  await page.waitForSelector('#no-such-game');
+  assert.match(await page.locator('#no-such-game').innerText(), /No such game/);
+  assert.equal(await page.isVisible('#banner'), false, 'no endless “reconnecting…”');
+  await page.click('#back-to-lobby');
+  await page.waitForSelector('#create-form');
+  await ctx.close();
+});

@@ -143,9 +143,27 @@ export function mountGame(root, id, { seat } = {}) {
         else st.error = t('errorPrefix') + e.message;
       }
     }
+    // A wrong link: say so and lead back, instead of reconnecting forever.
+    try {
+      await api.game(id);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) {
+        noSuchGame();
+        return;
+      }
+    }
     connect();
     tick = setInterval(renderClocks, 100);
     window.addEventListener('online', onOnline);
+  }
+
+  function noSuchGame() {
+    destroyed = true;
+    gameEl.dataset.missing = 'true';
+    clear(gameEl);
+    gameEl.appendChild(
+      h('section', { class: 'card', id: 'no-such-game' }, h('h2', {}, t('notFound')), h('p', {}, t('notFoundHelp')), h('p', {}, h('a', { href: '#/', id: 'back-to-lobby', class: 'button' }, t('toLobby')))),
+    );
   }
 
   // the network came back: do not wait for the backoff
