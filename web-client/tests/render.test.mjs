@@ -249,3 +249,28 @@ test('a wrong game link says there is no such game and leads back to the lobby',
   await page.waitForSelector('#create-form');
   await ctx.close();
 });
+
+test('server refusals are told in a translated sentence, never the server’s own words', async () => {
+  for (const [lang, re] of [['en-US', /This clock is not allowed: main time at most 7 days/], ['zh-CN', /不允许这样的用时/]]) {
+    const { page, ctx } = await newPage(browser, { lang });
+    await page.goto(server.url + '/');
+    await page.waitForSelector('#create-form');
+    await page.selectOption('#preset', 'custom');
+    await page.fill('#c-base', '20000'); // minutes: more than 7 days
+    await page.click('#create-btn');
+    await page.waitForSelector('#create-error:not([hidden])');
+    const text = await page.locator('#create-error').innerText();
+    assert.match(text, re);
+    assert.doesNotMatch(text, /base_ms|deserialize|JSON/);
+    // a fraction of a minute is a clock like any other: 20 s + 1 s
+    await page.fill('#c-base', '0.33333');
+    await page.fill('#c-inc', '1');
+    await page.click('#create-btn');
+    await page.waitForSelector('#game[data-phase="open"]');
+    const id = await page.getAttribute('#game', 'data-game');
+    const snap = await (await fetch(`${server.url}/api/games/${id}`)).json();
+    assert.deepEqual([snap.settings.time_control.base_ms, snap.settings.time_control.increment_ms], [20000, 1000]);
+    assert.match(await page.locator('#role-line').innerText(), /20″ \+1″/);
+    await ctx.close();
+  }
+});

@@ -5,7 +5,7 @@
 
 import { Board } from './board.js';
 import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
-import { t, sideName } from './i18n.js';
+import { t, sideName, errorText } from './i18n.js';
 import { api, currentSession, wsUrl, ApiError } from './api.js';
 import { playMove } from './sound.js';
 import { refusalText } from './refusal.js';
@@ -140,7 +140,7 @@ export function mountGame(root, id, { seat } = {}) {
         if (e instanceof ApiError && e.code === 'seat_taken') st.error = t('seatTaken');
         else if (e instanceof ApiError && e.code === 'already_seated') st.error = null;
         else if (e instanceof ApiError && e.code === 'not_found') st.error = t('notFound');
-        else st.error = t('errorPrefix') + e.message;
+        else st.error = errorText(e);
       }
     }
     // A wrong link: say so and lead back, instead of reconnecting forever.
@@ -276,11 +276,11 @@ export function mountGame(root, id, { seat } = {}) {
     if (msg.code === 'unsupported_protocol' || (msg.code === 'unauthorized' && !st.role)) {
       // reconnecting would not help: say so and stop
       destroyed = true;
-      banner(t('errorPrefix') + (msg.message || msg.code) + (msg.code === 'unauthorized' ? ' — reload' : ''));
+      banner(errorText(msg));
       if (msg.code === 'unauthorized') localStorage.removeItem('sanguo.session');
       return;
     }
-    note('bad', t('errorPrefix') + (msg.message || msg.code), 6000);
+    note('bad', errorText(msg), 6000);
     if (['illegal_move', 'stale_move', 'not_your_turn', 'bad_move', 'duplicate_move'].includes(msg.code)) {
       render(); // undo the optimistic move
     }
@@ -653,7 +653,7 @@ export function mountGame(root, id, { seat } = {}) {
             try {
               await api.joinGame(id, side);
             } catch (e) {
-              note('bad', t('errorPrefix') + e.message, 6000);
+              note('bad', errorText(e), 6000);
             }
           });
           row.appendChild(sit);
@@ -666,7 +666,7 @@ export function mountGame(root, id, { seat } = {}) {
             try {
               await api.addBot(id, side, Number(level.value));
             } catch (e) {
-              note('bad', t('errorPrefix') + e.message, 6000);
+              note('bad', errorText(e), 6000);
             }
           });
           row.append(level, add);

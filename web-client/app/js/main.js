@@ -2,7 +2,7 @@
 // a replay (#/r/ID) and tournaments (#/t, #/t/ID[?code=CODE]); the header's
 // language and sound switches.
 
-import { t, getLang, setLang } from './i18n.js';
+import { t, getLang, setLang, errorText } from './i18n.js';
 import { ensureSession, currentSession } from './api.js';
 import { isMuted, setMuted } from './sound.js';
 import { mountLobby } from './lobby.js';
@@ -73,6 +73,6 @@ ensureSession()
     route();
   })
   .catch((e) => {
-    banner(t('errorPrefix') + e.message);
+    banner(errorText(e));
     route();
   });

@@ -4,7 +4,7 @@
 // actions and exports for the organizer. Everything comes from the HTTP API,
 // refreshed every few seconds.
 
-import { t, sideName } from './i18n.js';
+import { t, sideName, errorText } from './i18n.js';
 import { api, currentSession, signIn } from './api.js';
 import { SIDES, parsePlacement } from './geometry.js';
 import { Board } from './board.js';
@@ -18,7 +18,7 @@ function errorBox(id) {
 }
 
 function showError(el, err) {
-  el.textContent = t('errorPrefix') + (err && err.message ? err.message : String(err));
+  el.textContent = errorText(err);
   el.hidden = false;
 }
 
