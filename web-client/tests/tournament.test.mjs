@@ -110,16 +110,13 @@ test('organizer, players and a spectator run a tournament from the pages', async
   await org.fill('#arb-reason', 'the score sheet was misread');
   await org.selectOption('#arb-outcome', 'Y');
   await org.click(`#t-pairings tr[data-game="${game}"] button[data-act="correct"]`);
-  await fan.waitForFunction(
-    (g) => {
-      const rows = [...document.querySelectorAll('#standings tbody tr')].map((tr) => tr.children[2].textContent);
-      return rows[0] === '3' && document.querySelector(`#t-pairings tr[data-game="${g}"]`) && true;
-    },
-    game,
-  );
-  const st = await (await fetch(`${server.url}/api/tournaments/${id}/standings`)).json();
   const round = await (await fetch(`${server.url}/api/tournaments/${id}/rounds/1`)).json();
-  assert.equal(st.standings[0].player, round.tables[0].seats[2], 'Y leads now');
+  const y = round.tables[0].seats[2];
+  // the spectator's standings follow: Y leads now
+  await fan.waitForFunction((p) => document.querySelector('#standings tbody tr[data-player]')?.getAttribute('data-player') === p, y, { timeout: 20000 });
+  const st = await (await fetch(`${server.url}/api/tournaments/${id}/standings`)).json();
+  assert.equal(st.standings[0].player, y, 'Y leads now');
+  assert.deepEqual(st.standings.map((r) => r.points), [3, 0, 0]);
   const log = await (await fetch(`${server.url}/api/tournaments/${id}/log`)).json();
   assert.equal(log[log.length - 1].reason, 'the score sheet was misread');
   assert.deepEqual(errors, []);

@@ -57,6 +57,9 @@ export class Board {
     this.gPoints = el('g', { class: 'points' }, this.svg);
     this.gPieces = el('g', { class: 'pieces' }, this.svg);
     this.gDest = el('g', { class: 'dests' }, this.svg);
+    this.gCoords = el('g', { class: 'coords' }, this.svg);
+    this.coords = false;
+    this.recent = []; // each opponent's last move since the viewer's own: [{from, to, side}]
     this.drag = null;
     this.svg.addEventListener('pointerdown', (e) => this.pointerDown(e));
     this.svg.addEventListener('pointermove', (e) => this.pointerMove(e));
@@ -82,6 +85,23 @@ export class Board {
     this.view = side;
     this.drawBoard();
     this.renderPieces();
+    this.renderCoords();
+  }
+
+  /** Shows or hides every point's name, as the move list writes it (W52, O, …). */
+  setCoords(on) {
+    this.coords = !!on;
+    this.svg.dataset.coords = String(this.coords);
+    this.renderCoords();
+  }
+
+  renderCoords() {
+    this.gCoords.replaceChildren();
+    if (!this.coords) return;
+    for (const p of this.points) {
+      const [x, y] = this.screen(p.x, p.y);
+      el('text', { x: r3(x + 0.2 * S), y: r3(y + 0.36 * S), class: 'coord', 'data-coord': p.name }, this.gCoords).textContent = p.name;
+    }
   }
 
   drawBoard() {
@@ -149,7 +169,7 @@ export class Board {
   }
 
   /** Sets what to show. */
-  update({ placement, legal, last, checked, interactive, mover }) {
+  update({ placement, legal, last, recent, checked, interactive, mover }) {
     this.animate = null;
     if (placement) {
       const old = this.placement;
@@ -173,6 +193,7 @@ export class Board {
     }
     if (legal) this.legal = legal;
     if (last !== undefined) this.last = last;
+    if (recent !== undefined) this.recent = recent;
     if (checked) this.checked = checked;
     if (interactive !== undefined) this.interactive = interactive;
     if (mover !== undefined) this.mover = mover;
@@ -183,11 +204,13 @@ export class Board {
 
   renderMarks() {
     this.gMarks.replaceChildren();
-    if (this.last) {
-      for (const [n, cls] of [[this.last.from, 'last-from'], [this.last.to, 'last-to']]) {
+    // every opponent's move since the viewer's own (or just the last move), tinted by its side
+    const shown = this.recent && this.recent.length ? this.recent : this.last ? [this.last] : [];
+    for (const m of shown) {
+      for (const [n, cls] of [[m.from, 'last-from'], [m.to, 'last-to']]) {
         if (!this.byName.has(n)) continue;
         const [x, y] = this.pt(n);
-        el('rect', { x: x - 0.48 * S, y: y - 0.48 * S, width: 0.96 * S, height: 0.96 * S, rx: 4, class: `mark ${cls}` }, this.gMarks);
+        el('rect', { x: x - 0.48 * S, y: y - 0.48 * S, width: 0.96 * S, height: 0.96 * S, rx: 4, class: `mark ${cls}${m.side ? ` by-${m.side}` : ''}`, 'data-by': m.side || null }, this.gMarks);
       }
     }
     for (const [pt, p] of this.placement) {

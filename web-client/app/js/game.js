@@ -90,6 +90,7 @@ export function mountGame(root, id, { seat } = {}) {
   const chatForm = h('form', { class: 'chat-form', id: 'chat-form' }, chatInput, h('button', { type: 'submit' }, t('send')));
   const chatTitle = h('h2', {}, t('chat'));
   const flipBtn = h('button', { type: 'button', class: 'small', id: 'flip-btn' }, '⟳ ' + t('flip'));
+  const coordsBtn = h('button', { type: 'button', class: 'small', id: 'coords-btn', 'aria-pressed': 'false' }, t('coords'));
   const gameEl = h(
     'div',
     { class: 'game', id: 'game', 'data-game': id },
@@ -97,7 +98,7 @@ export function mountGame(root, id, { seat } = {}) {
     h(
       'div',
       { class: 'panel' },
-      h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby')), h('span', { class: 'spacer' }), flipBtn),
+      h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby')), h('span', { class: 'spacer' }), coordsBtn, flipBtn),
       statusLine,
       clocksEl,
       notesEl,
@@ -114,6 +115,14 @@ export function mountGame(root, id, { seat } = {}) {
   const board = new Board(boardWrap, { onMove: (from, to) => sendMove(from, to), onRefused: (from, to) => explainRefusal(from, to) });
 
   flipBtn.addEventListener('click', () => board.setView(SIDES[(SIDES.indexOf(board.view) + 1) % 3]));
+  // point names on the board, as the move list writes them (remembered)
+  const setCoords = (on) => {
+    board.setCoords(on);
+    coordsBtn.setAttribute('aria-pressed', String(on));
+    localStorage.setItem('sanguo.coords', on ? '1' : '0');
+  };
+  setCoords(localStorage.getItem('sanguo.coords') === '1');
+  coordsBtn.addEventListener('click', () => setCoords(!board.coords));
 
   chatForm.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -455,6 +464,20 @@ export function mountGame(root, id, { seat } = {}) {
     return st.role === 'player' && st.game && st.game.settings.players_chat ? 'players' : 'spectators';
   }
 
+  /** A player's view: each move played since its own last one (its opponents' replies). */
+  function recentMoves() {
+    const me = mySide();
+    const g = st.game;
+    if (!me || !g) return [];
+    const out = [];
+    for (let i = g.moves.length - 1; i >= 0 && out.length < 2; i--) {
+      const side = st.moveSides[i];
+      if (!side || side === me) break;
+      out.unshift({ ...splitMove(g.moves[i]), side });
+    }
+    return out;
+  }
+
   // ---- rendering ----------------------------------------------------------
   function render() {
     const g = st.game;
@@ -475,7 +498,7 @@ export function mountGame(root, id, { seat } = {}) {
         legal.get(from).push(to);
       }
     }
-    board.update({ placement: parsePlacement(s.position), legal, last: st.lastMove, checks: undefined, checked: st.checks, interactive: myTurn(), mover: myTurn() ? mySide() : null });
+    board.update({ placement: parsePlacement(s.position), legal, last: st.lastMove, recent: recentMoves(), checks: undefined, checked: st.checks, interactive: myTurn(), mover: myTurn() ? mySide() : null });
     // status line
     let line;
     if (g.phase === 'open') line = t('waitingPlayers');
