@@ -444,3 +444,37 @@ test('a refused move says why, in the game’s terms: 先击后攻, a piece with
   assert.deepEqual(ex.refusal.params, { mover: 'W', upstream: 'Y' });
   assert.deepEqual(errs, []);
 });
+
+test('chat survives a reload, and after the game players and spectators talk', { timeout: 120000 }, async () => {
+  const errs = [];
+  const { id, pages } = await threePlayers(errs);
+  await pages.W.fill('#chat-input', 'good luck, both');
+  await pages.W.press('#chat-input', 'Enter');
+  await pages.B.waitForFunction(() => document.querySelector('#chat-log').textContent.includes('good luck, both'));
+  await pages.B.reload();
+  await pages.B.waitForSelector('#game[data-phase="live"]');
+  await pages.B.waitForFunction(() => document.querySelector('#chat-log').textContent.includes('good luck, both'));
+  // B and Y resign twice each (the first request before round 15 is only a warning): the game ends
+  for (const side of ['B', 'Y']) {
+    for (let k = 0; k < 2; k++) {
+      await pages[side].click('#resign-btn');
+      await pages[side].click('#confirm-yes');
+      await pages[side].waitForFunction((n) => (window.__sanguo.state.game.status.counters.warnings['WBY'.indexOf(window.__sanguo.state.side)] >= 1) || window.__sanguo.state.game.phase === 'finished' || n === 0, k);
+    }
+  }
+  await pages.W.waitForSelector('#game[data-phase="finished"]');
+  const fan = (await newPage(browser, { lang: 'en-US' }, errs)).page;
+  await fan.goto(`${server.url}/#/g/${id}`);
+  await fan.waitForSelector('#game[data-phase="finished"][data-role="spectator"]');
+  assert.doesNotMatch(await fan.locator('#chat-log').innerText(), /good luck/, 'the players’ channel stays theirs');
+  // W writes to the spectators; the spectator answers and W reads it
+  await pages.W.waitForSelector('#chat-channel:not([hidden])');
+  await pages.W.selectOption('#chat-channel', 'spectators');
+  await pages.W.fill('#chat-input', 'thanks for watching');
+  await pages.W.press('#chat-input', 'Enter');
+  await fan.waitForFunction(() => document.querySelector('#chat-log').textContent.includes('thanks for watching'));
+  await fan.fill('#chat-input', 'well played');
+  await fan.press('#chat-input', 'Enter');
+  await pages.W.waitForFunction(() => document.querySelector('#chat-log').textContent.includes('well played'));
+  assert.deepEqual(errs, []);
+});

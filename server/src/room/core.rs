@@ -1138,6 +1138,9 @@ impl Room {
                     "players cannot write to spectators during the game",
                 ));
             }
+            // After the game the spectators' channel is everyone's: players and
+            // watchers talk it over.
+            (Channel::Spectators, _) if self.phase == Phase::Finished => Audience::All,
             (Channel::Spectators, _) => Audience::Spectators,
         };
         let b = self.chat.entry(player.id.clone()).or_insert(Bucket {

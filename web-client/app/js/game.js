@@ -87,7 +87,9 @@ export function mountGame(root, id, { seat } = {}) {
   const movesEl = h('div', { class: 'movelist', id: 'movelist' });
   const chatLog = h('div', { class: 'chat-log', id: 'chat-log' });
   const chatInput = h('input', { id: 'chat-input', maxlength: '500', autocomplete: 'off' });
-  const chatForm = h('form', { class: 'chat-form', id: 'chat-form' }, chatInput, h('button', { type: 'submit' }, t('send')));
+  // after the game a player chooses: the other players, or the spectators (everyone)
+  const chatChannelSel = h('select', { id: 'chat-channel', hidden: true }, h('option', { value: 'spectators' }, t('chatSpectators')), h('option', { value: 'players' }, t('chatPlayers')));
+  const chatForm = h('form', { class: 'chat-form', id: 'chat-form' }, chatChannelSel, chatInput, h('button', { type: 'submit' }, t('send')));
   const chatTitle = h('h2', {}, t('chat'));
   const flipBtn = h('button', { type: 'button', class: 'small', id: 'flip-btn' }, '⟳ ' + t('flip'));
   const coordsBtn = h('button', { type: 'button', class: 'small', id: 'coords-btn', 'aria-pressed': 'false' }, t('coords'));
@@ -296,7 +298,23 @@ export function mountGame(root, id, { seat } = {}) {
   }
 
   // ---- state --------------------------------------------------------------
+  // The chat so far (a snapshot has none): the lines this viewer may read, from the record.
+  function loadChat() {
+    const mark = st.chat.length; // lines that arrive meanwhile are kept
+    api
+      .record(id)
+      .then((r) => {
+        const player = st.role === 'player';
+        const finished = st.game && st.game.phase === 'finished';
+        const lines = (r.chat || []).filter((c) => (c.channel === 'players' ? player : !player || finished));
+        st.chat = [...lines, ...st.chat.slice(mark)];
+        renderChat();
+      })
+      .catch(() => {});
+  }
+
   function applySnapshot(snap) {
+    loadChat();
     st.game = snap;
     st.v = snap.v;
     st.clockAt = performance.now();
@@ -461,7 +479,8 @@ export function mountGame(root, id, { seat } = {}) {
 
   function chatChannel() {
     if (st.role === 'player' && !(st.game && st.game.phase === 'finished')) return 'players';
-    return st.role === 'player' && st.game && st.game.settings.players_chat ? 'players' : 'spectators';
+    if (st.role === 'player' && st.game && st.game.settings.players_chat) return chatChannelSel.value;
+    return 'spectators';
   }
 
   /** A player's view: each move played since its own last one (its opponents' replies). */
@@ -773,6 +792,7 @@ export function mountGame(root, id, { seat } = {}) {
     const g = st.game;
     const ch = chatChannel();
     chatTitle.textContent = `${t('chat')} · ${t(ch === 'players' ? 'chatPlayers' : 'chatSpectators')}`;
+    chatChannelSel.hidden = !(st.role === 'player' && g.phase === 'finished' && g.settings.players_chat);
     const disabled = ch === 'players' && !g.settings.players_chat;
     chatInput.disabled = disabled;
     chatInput.placeholder = disabled ? t('chatOff') : '';
