@@ -118,6 +118,18 @@ test('against two bots each one’s reply is marked, and the board shows point n
   assert.deepEqual(marks.sort(), ['B', 'Y']);
   assert.equal(await page.locator('#board .mark.last-from[data-by="B"]').count(), 1);
   assert.equal(after.moves.length, 3);
+  // the move list can be browsed without leaving the game
+  const [from2] = after.moves[1].split('-');
+  await page.click('#movelist .mv[data-ply="0"]');
+  await page.waitForSelector('#game[data-browse="1"]');
+  assert.equal(await page.locator(`#board .piece[data-at="${from2}"]`).count(), 1, 'B has not moved yet at move 1');
+  assert.match(await page.locator('#browse-at').innerText(), /move 1/);
+  await page.click('#browse-fwd');
+  await page.waitForSelector('#game[data-browse="2"]');
+  assert.equal(await page.locator(`#board .piece[data-at="${from2}"]`).count(), 0);
+  await page.click('#browse-live');
+  await page.waitForFunction(() => !document.querySelector('#game').dataset.browse);
+  assert.equal(await page.locator('#browse-bar').isHidden(), true);
   // coordinates: every point's name, as the move list writes it
   assert.equal(await page.locator('#board [data-coord]').count(), 0);
   await page.click('#coords-btn');

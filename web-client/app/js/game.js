@@ -84,7 +84,9 @@ export function mountGame(root, id, { seat } = {}) {
   const inviteEl = h('div', { id: 'invite' });
   const actionsEl = h('div', { class: 'actions', id: 'actions' });
   const confirmEl = h('div', { id: 'confirm' });
-  const movesEl = h('div', { class: 'movelist', id: 'movelist' });
+  const movesEl = h('div', { class: 'movelist clickable', id: 'movelist' });
+  // Browsing the moves during the game: the board shows an earlier position until "back to the game".
+  const browseEl = h('div', { class: 'actions', id: 'browse-bar', hidden: true });
   const chatLog = h('div', { class: 'chat-log', id: 'chat-log' });
   const chatInput = h('input', { id: 'chat-input', maxlength: '500', autocomplete: 'off' });
   // after the game a player chooses: the other players, or the spectators (everyone)
@@ -108,6 +110,7 @@ export function mountGame(root, id, { seat } = {}) {
       actionsEl,
       confirmEl,
       h('h2', {}, t('moves')),
+      browseEl,
       movesEl,
       h('div', { class: 'chat-box' }, chatTitle, chatLog, chatForm),
     ),
@@ -517,7 +520,16 @@ export function mountGame(root, id, { seat } = {}) {
         legal.get(from).push(to);
       }
     }
-    board.update({ placement: parsePlacement(s.position), legal, last: st.lastMove, recent: recentMoves(), checks: undefined, checked: st.checks, interactive: myTurn(), mover: myTurn() ? mySide() : null });
+    if (st.browse != null && st.browsePositions) {
+      const n = st.browse;
+      const m = n > 0 ? splitMove(g.moves[n - 1]) : null;
+      board.update({ placement: st.browsePositions[n], legal: new Map(), last: m, recent: [], checked: [], interactive: false, mover: null });
+      gameEl.dataset.browse = String(n);
+    } else {
+      delete gameEl.dataset.browse;
+      board.update({ placement: parsePlacement(s.position), legal, last: st.lastMove, recent: recentMoves(), checks: undefined, checked: st.checks, interactive: myTurn(), mover: myTurn() ? mySide() : null });
+    }
+    renderBrowse();
     // status line
     let line;
     if (g.phase === 'open') line = t('waitingPlayers');
@@ -780,12 +792,70 @@ export function mountGame(root, id, { seat } = {}) {
 
   function renderMoves() {
     const g = st.game;
+    const shown = st.browse != null ? st.browse - 1 : g.moves.length - 1;
     const items = g.moves.map((mv, i) => {
       const side = st.moveSides[i];
-      return h('span', { class: `mv${i === g.moves.length - 1 ? ' cur' : ''}`, 'data-ply': String(i) }, `${i + 1}. `, side ? h('span', { class: `dot dot-${side}` }) : '', st.moveChars[i] ? `${st.moveChars[i]} ` : '', mv);
+      const e = h('span', { class: `mv${i === shown ? ' cur' : ''}`, 'data-ply': String(i) }, `${i + 1}. `, side ? h('span', { class: `dot dot-${side}` }) : '', st.moveChars[i] ? `${st.moveChars[i]} ` : '', mv);
+      e.addEventListener('click', () => browseTo(i + 1));
+      return e;
     });
     movesEl.replaceChildren(...items);
-    movesEl.scrollTop = movesEl.scrollHeight;
+    if (st.browse == null) movesEl.scrollTop = movesEl.scrollHeight;
+  }
+
+  // The positions after each move, rebuilt from the record as the replay does
+  // (pieces move point to point; a side that left loses its pieces after the
+  // move its departure follows). No rule is applied.
+  async function browseTo(n) {
+    const g = st.game;
+    if (n >= g.moves.length) {
+      st.browse = null;
+      render();
+      return;
+    }
+    if (!st.browsePositions || st.browsePositions.length <= n) {
+      try {
+        const r = await api.record(id);
+        let placement = parsePlacement(r.initial_position);
+        const positions = [new Map(placement)];
+        r.moves.forEach((m, i) => {
+          placement = new Map(placement);
+          const [from, to] = m.mv.split('-');
+          const p = placement.get(from);
+          placement.delete(from);
+          if (p) placement.set(to, p);
+          for (const d of st.departures) {
+            if (d.ply === i + 1) for (const [pt, q] of [...placement]) if (q.side === d.side) placement.delete(pt);
+          }
+          positions.push(placement);
+        });
+        st.browsePositions = positions;
+      } catch {
+        return;
+      }
+    }
+    st.browse = Math.max(0, Math.min(n, st.browsePositions.length - 1));
+    render();
+  }
+
+  function renderBrowse() {
+    if (st.browse == null) {
+      browseEl.hidden = true;
+      return;
+    }
+    const step = (d) => () => browseTo(st.browse + d);
+    const btn = (label, bid, f) => {
+      const b = h('button', { type: 'button', class: 'small', id: bid }, label);
+      b.addEventListener('click', f);
+      return b;
+    };
+    browseEl.hidden = false;
+    browseEl.replaceChildren(
+      btn('◀', 'browse-back', step(-1)),
+      h('span', { class: 'muted', id: 'browse-at' }, t('browsing', { n: st.browse })),
+      btn('▶', 'browse-fwd', step(1)),
+      btn(t('backToGame'), 'browse-live', () => browseTo(Infinity)),
+    );
   }
 
   function renderChatHead() {
