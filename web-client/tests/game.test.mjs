@@ -426,6 +426,7 @@ test('a refused move says why, in the game’s terms: 先击后攻, a piece with
   await pages.W.waitForSelector('#refusal-note[data-code="no_retaliation_right"]');
   assert.match(await pages.W.locator('#refusal-note').innerText(), /先击后攻: Wei may not capture a piece of its upstream side Wu/);
   assert.equal(await pages.W.getAttribute('#game', 'data-ply'), '0', 'nothing was played');
+  assert.equal(await pages.W.getAttribute('#refusal-note a.rule-link', 'href'), '#/rules/retaliation', 'the rule it cites');
   // a drag that the board refuses says why too: a horse does not move like that
   const [fx, fy] = await pointXY(pages.W, 'W22');
   const [tx, ty] = await pointXY(pages.W, 'W23');

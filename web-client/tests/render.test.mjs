@@ -274,3 +274,23 @@ test('server refusals are told in a translated sentence, never the server’s ow
     await ctx.close();
   }
 });
+
+test('the rules page, in English and Chinese, with diagrams drawn by the board code', async () => {
+  for (const [lang, title] of [['en-US', /The rules of Three Kingdoms chess/], ['zh-CN', /三国象棋规则/]]) {
+    const { page, ctx } = await newPage(browser, { lang });
+    await page.goto(`${server.url}/#/rules/retaliation`);
+    await page.waitForSelector('#rules');
+    assert.match(await page.locator('#rules h1').innerText(), title);
+    for (const s of ['board', 'regions', 'king', 'horse', 'cannon', 'soldier', 'retaliation', 'check', 'sudden-death', 'phases', 'counters']) {
+      assert.equal(await page.locator(`#rule-${s}`).count(), 1, s);
+    }
+    assert.match(await page.getAttribute('#rule-retaliation', 'class'), /cited/);
+    // nine diagrams, each the real board (184 points) with the piece's destinations marked
+    assert.equal(await page.locator('.rule-diagram svg.mini').count(), 9);
+    assert.equal(await page.locator('[data-diagram="horse"] [data-point]').count(), 184);
+    assert.equal(await page.locator('[data-diagram="horse"] [data-dest]').count(), 6);
+    assert.equal(await page.locator('[data-diagram="cannon"] [data-dest="B33"].capture').count(), 1);
+    await page.locator('#rule-cannon').screenshot({ path: new URL(`../test-artifacts/rules-cannon-${lang}.png`, import.meta.url).pathname });
+    await ctx.close();
+  }
+});

@@ -8,7 +8,7 @@ import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
 import { t, sideName, errorText } from './i18n.js';
 import { api, currentSession, wsUrl, ApiError } from './api.js';
 import { playMove } from './sound.js';
-import { refusalText } from './refusal.js';
+import { refusalText, ruleLinkText } from './refusal.js';
 import { h, clear, formatClock, clockFace, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
 
 const PROTOCOL = 1;
@@ -474,9 +474,11 @@ export function mountGame(root, id, { seat } = {}) {
   }
 
   function showRefusal(refusal) {
-    const { text } = refusalText(refusal);
+    const { text, rule } = refusalText(refusal);
     st.notes = st.notes.filter((n) => n.id !== 'refusal');
-    st.notes.push({ cls: 'bad', text, until: performance.now() + 8000, id: 'refusal', code: refusal.code });
+    // the rule it cites, on the rules page (a new tab: the game stays open)
+    const link = rule ? h('a', { href: `#/rules/${rule}`, target: '_blank', class: 'rule-link', 'data-rule': rule }, ruleLinkText()) : null;
+    st.notes.push({ cls: 'bad', text, link, until: performance.now() + 12000, id: 'refusal', code: refusal.code });
     renderNotes();
   }
 
@@ -647,7 +649,7 @@ export function mountGame(root, id, { seat } = {}) {
         for (const c of counterNotes(s)) out.push(h('div', { class: 'note warn counter' }, c));
       }
     }
-    for (const n of st.notes) out.push(h('div', { class: `note ${n.cls}`, id: n.id ? `${n.id}-note` : null, 'data-code': n.code || null }, n.text));
+    for (const n of st.notes) out.push(h('div', { class: `note ${n.cls}`, id: n.id ? `${n.id}-note` : null, 'data-code': n.code || null }, n.text, n.link ? ' ' : null, n.link || null));
     notesEl.replaceChildren(...out);
   }
 

@@ -1,5 +1,6 @@
 // The app: a hash router over the lobby (#/), a game (#/g/ID[?seat=W|B|Y|any]),
-// a replay (#/r/ID) and tournaments (#/t, #/t/ID[?code=CODE]); the header's
+// a replay (#/r/ID), tournaments (#/t, #/t/ID[?code=CODE]) and the rules
+// (#/rules[/SECTION]); the header's
 // language and sound switches.
 
 import { t, getLang, setLang, errorText } from './i18n.js';
@@ -9,6 +10,7 @@ import { mountLobby } from './lobby.js';
 import { mountGame } from './game.js';
 import { mountReplay } from './replay.js';
 import { mountTournaments, mountTournament } from './tournament.js';
+import { mountRules } from './rules.js';
 import { banner } from './ui.js';
 
 const app = document.getElementById('app');
@@ -24,6 +26,7 @@ function header(session) {
   document.getElementById('me').textContent = session ? session.name : '';
   document.getElementById('me').title = t('name');
   document.getElementById('tournaments-link').textContent = t('tournaments');
+  document.getElementById('rules-link').textContent = t('rules');
   const lang = document.getElementById('lang-toggle');
   lang.textContent = getLang() === 'zh' ? 'English' : '中文';
   const snd = document.getElementById('sound-toggle');
@@ -52,6 +55,8 @@ function route() {
     page = mountTournament(app, parts[1], navigate, { code: params.get('code') });
   } else if (parts[0] === 't') {
     page = mountTournaments(app, navigate);
+  } else if (parts[0] === 'rules') {
+    page = mountRules(app, parts[1]);
   } else {
     page = mountLobby(app, navigate);
   }
