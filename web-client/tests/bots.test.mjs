@@ -113,6 +113,10 @@ test('against two bots each one’s reply is marked, and the board shows point n
   await clickMove(page, st.status.legal_moves[3]);
   await page.waitForSelector('#game[data-ply="3"][data-turn="W"]', { timeout: 20000 });
   const after = await state(page);
+  // the tab says it is W's move; each move was heard
+  assert.match(await page.title(), /^● Your move/);
+  const sounds = await page.evaluate(() => window.__sanguoSounds || []);
+  assert.ok(sounds.length >= 3 && sounds.every((k) => ['move', 'capture', 'check'].includes(k)), sounds.join());
   // both replies, each with its side, not just the latest
   const marks = await page.$$eval('#board .mark.last-to', (ms) => ms.map((m) => m.getAttribute('data-by')));
   assert.deepEqual(marks.sort(), ['B', 'Y']);

@@ -477,5 +477,17 @@ test('chat survives a reload, and after the game players and spectators talk', {
   await fan.fill('#chat-input', 'well played');
   await fan.press('#chat-input', 'Enter');
   await pages.W.waitForFunction(() => document.querySelector('#chat-log').textContent.includes('well played'));
+  // the end has its own sound
+  assert.ok((await pages.W.evaluate(() => window.__sanguoSounds || [])).includes('end'));
+  // a rematch: W opens a new game at its seat; B follows the link the chat gives
+  await pages.W.click('#rematch-btn');
+  await pages.W.waitForSelector('#game[data-phase="open"][data-side="W"]');
+  const again = await pages.W.getAttribute('#game', 'data-game');
+  assert.notEqual(again, id);
+  await pages.B.waitForSelector(`#chat-log a.game-link[href^="#/g/${again}"]`);
+  await pages.B.click(`#chat-log a.game-link[href^="#/g/${again}"]`);
+  await pages.B.waitForSelector(`#game[data-game="${again}"][data-role="player"]`);
+  const snap = await (await fetch(`${server.url}/api/games/${again}`)).json();
+  assert.equal(snap.seats.filter(Boolean).length, 2);
   assert.deepEqual(errs, []);
 });

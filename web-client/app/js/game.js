@@ -7,7 +7,7 @@ import { Board } from './board.js';
 import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
 import { t, sideName, errorText } from './i18n.js';
 import { api, currentSession, wsUrl, ApiError } from './api.js';
-import { playMove } from './sound.js';
+import { play, playMove } from './sound.js';
 import { refusalText, ruleLinkText } from './refusal.js';
 import { h, clear, formatClock, clockFace, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
 
@@ -372,7 +372,9 @@ export function mountGame(root, id, { seat } = {}) {
         st.moveSides[ev.ply] = ev.side;
         st.lastMove = { ...splitMove(ev.mv), side: ev.side };
         setStatus(ev.status);
-        playMove(!!ev.captured);
+        if ((ev.status.in_check || []).length) play('check');
+        else playMove(!!ev.captured);
+        st.lowWarned = false;
         break;
       case 'warned':
         note('warn', t('warned', { side: sideName(ev.side), request: t(`request_${ev.request}`) }), 15000);
@@ -403,6 +405,7 @@ export function mountGame(root, id, { seat } = {}) {
         note('warn', t('arbiterNote', { by: ev.by, action: t(`arbiter_${ev.action.kind}`), reason: ev.reason }), 15000);
         break;
       case 'finished':
+        play('end');
         g.phase = 'finished';
         g.result = ev.result;
         st.departures = [...ev.result.eliminations];
@@ -507,6 +510,8 @@ export function mountGame(root, id, { seat } = {}) {
     const g = st.game;
     if (!g) return;
     const s = g.status;
+    // the tab says when it is your move
+    document.title = myTurn() ? `● ${t('yourTurn')} · ${t('title')}` : `${t('title')} · Sanguo`;
     gameEl.dataset.phase = g.phase;
     gameEl.dataset.paused = String(!!s.paused);
     gameEl.dataset.ply = String(s.ply);
@@ -607,6 +612,10 @@ export function mountGame(root, id, { seat } = {}) {
       }
       e.time.textContent = timeText;
       e.time.classList.toggle('low', low && c.running);
+      if (low && c.running && g.phase === 'live' && side === mySide() && !st.lowWarned) {
+        st.lowWarned = true;
+        play('low');
+      }
       e.extra.textContent = extraText;
       const seatInfo = g.seats[idx];
       if (seatInfo && !seatInfo.online && g.phase !== 'finished') {
@@ -738,6 +747,24 @@ export function mountGame(root, id, { seat } = {}) {
     const me = mySide();
     const buttons = [];
     confirmEl.replaceChildren();
+    if (g.phase === 'finished' && me) {
+      // a rematch: a new game with the same settings, this player at the same seat;
+      // the others are told in the chat, with the link
+      const again = h('button', { type: 'button', class: 'primary', id: 'rematch-btn' }, t('rematch'));
+      again.addEventListener('click', async () => {
+        const s = g.settings;
+        try {
+          const snap = await api.createGame({ time_control: s.time_control, direction: s.direction, public: s.public, players_chat: s.players_chat, grace_ms: s.grace_ms });
+          rememberCreated(snap.id);
+          send({ type: 'chat', channel: s.players_chat ? 'players' : 'spectators', text: `${t('rematchChat')} #/g/${snap.id}?seat=any` });
+          location.hash = `#/g/${snap.id}?seat=${me}`;
+        } catch (e) {
+          note('bad', errorText(e), 6000);
+        }
+      });
+      actionsEl.replaceChildren(again);
+      return;
+    }
     if (!(isLive() && me && g.status.live.includes(me))) {
       actionsEl.replaceChildren();
       return;
@@ -870,10 +897,15 @@ export function mountGame(root, id, { seat } = {}) {
     chatInput.placeholder = disabled ? t('chatOff') : '';
   }
 
+  /** A chat line's text; game links (#/g/…, as a rematch sends) become links. */
+  function chatText(text) {
+    return text.split(/(#\/g\/[a-z0-9]+(?:\?seat=[A-Za-z]+)?)/).map((part, i) => (i % 2 ? h('a', { href: part, class: 'game-link' }, part) : part));
+  }
+
   function renderChat() {
     chatLog.replaceChildren(
       ...st.chat.map((c) =>
-        h('div', { class: 'chat-line' }, c.side ? h('span', { class: `dot dot-${c.side}` }) : '', h('strong', {}, c.from), c.channel === 'spectators' && st.role === 'player' ? ` (${t('chatSpectators')})` : '', ': ', c.text),
+        h('div', { class: 'chat-line' }, c.side ? h('span', { class: `dot dot-${c.side}` }) : '', h('strong', {}, c.from), c.channel === 'spectators' && st.role === 'player' ? ` (${t('chatSpectators')})` : '', ': ', ...chatText(c.text)),
       ),
     );
     chatLog.scrollTop = chatLog.scrollHeight;
