@@ -294,3 +294,27 @@ test('the rules page, in English and Chinese, with diagrams drawn by the board c
     await ctx.close();
   }
 });
+
+test('a phone: the board fits the screen on its side and upright, the header stays one line, zoomed points are a finger apart', async () => {
+  const id = await newGame();
+  for (const viewport of [{ width: 844, height: 390 }, { width: 390, height: 844 }]) {
+    const { page, ctx } = await newPage(browser, { lang: 'zh-CN', viewport, isMobile: true, hasTouch: true });
+    await page.goto(`${server.url}/#/g/${id}`);
+    await page.waitForSelector('#game[data-role="spectator"]');
+    const box = await page.locator('#board').boundingBox();
+    assert.ok(box.x >= 0 && box.y >= 0 && box.x + box.width <= viewport.width + 1 && box.y + box.height <= viewport.height + 1, `${viewport.width}×${viewport.height}: board at ${JSON.stringify(box)}`);
+    assert.ok(box.width > viewport.width * 0.4, 'not a stamp');
+    const brand = await page.locator('#home').evaluate((e) => e.getClientRects().length === 1 && e.offsetHeight < 40);
+    assert.ok(brand, '三国象棋 on one line');
+    // zoomed: neighbouring points (one line spacing) at least 32 px apart
+    await page.locator('#zoom-btn').tap();
+    const a = await page.locator('#board [data-point="W52"]').boundingBox();
+    const b = await page.locator('#board [data-point="W53"]').boundingBox();
+    const gap = Math.hypot(a.x - b.x, a.y - b.y);
+    assert.ok(gap >= 32, `points ${gap.toFixed(1)} px apart`);
+    const zoom = await page.locator('#zoom-btn').boundingBox();
+    assert.ok(zoom.height >= 32, 'the button itself is a tap target');
+    await page.screenshot({ path: new URL(`../test-artifacts/phone-${viewport.width}x${viewport.height}.png`, import.meta.url).pathname });
+    await ctx.close();
+  }
+});

@@ -95,6 +95,15 @@ export function mountGame(root, id, { seat } = {}) {
   const chatTitle = h('h2', {}, t('chat'));
   const flipBtn = h('button', { type: 'button', class: 'small', id: 'flip-btn' }, '⟳ ' + t('flip'));
   const coordsBtn = h('button', { type: 'button', class: 'small', id: 'coords-btn', 'aria-pressed': 'false' }, t('coords'));
+  // phones: a bigger board in a scrolling frame, so that points are a finger apart
+  const zoomBtn = h('button', { type: 'button', class: 'small', id: 'zoom-btn', 'aria-pressed': 'false' }, '⊕ ' + t('zoom'));
+  zoomBtn.addEventListener('click', () => {
+    const on = !boardWrap.classList.contains('zoomed');
+    boardWrap.classList.toggle('zoomed', on);
+    zoomBtn.setAttribute('aria-pressed', String(on));
+    // start at the viewer's own side (the bottom middle)
+    if (on) boardWrap.scrollTo({ left: (boardWrap.scrollWidth - boardWrap.clientWidth) / 2, top: boardWrap.scrollHeight });
+  });
   const gameEl = h(
     'div',
     { class: 'game', id: 'game', 'data-game': id },
@@ -102,7 +111,7 @@ export function mountGame(root, id, { seat } = {}) {
     h(
       'div',
       { class: 'panel' },
-      h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby')), h('span', { class: 'spacer' }), coordsBtn, flipBtn),
+      h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby')), h('span', { class: 'spacer' }), zoomBtn, coordsBtn, flipBtn),
       statusLine,
       clocksEl,
       notesEl,
