@@ -194,3 +194,30 @@ test('the organizer deletes an event before round 1 with a reason', async () => 
   assert.equal(log[0].reason, 'the hall is booked');
   assert.deepEqual(errors, []);
 });
+
+test('the create form takes what the API does: a custom clock, direction, registration window, start, grace', async () => {
+  const { page: org } = await newPage(browser, {}, errors);
+  await org.goto(`${server.url}/#/t`);
+  await org.fill('#acct-user', `orgf_${Date.now() % 100000}`);
+  await org.fill('#acct-pass', 'a long enough password');
+  await org.click('#sign-up');
+  await org.waitForSelector('#tournament-form');
+  await org.fill('#tn-name', 'Blitz night');
+  await org.selectOption('#tn-preset', 'custom');
+  await org.fill('#tn-c-base', '0.33333');
+  await org.fill('#tn-c-inc', '1');
+  await org.selectOption('#tn-direction', 'cw');
+  await org.fill('#tn-reg-closes', '2099-01-01T20:00');
+  await org.fill('#tn-starts', '2098-12-31T19:30');
+  await org.fill('#tn-grace', '30');
+  await org.click('#tn-create');
+  await org.waitForSelector('#t-organizer:not([hidden]) #invite-link');
+  const id = (await org.textContent('#invite-link')).split('#/t/')[1].split('?')[0];
+  const t = await (await fetch(`${server.url}/api/tournaments/${id}`)).json();
+  const s = t.settings;
+  assert.deepEqual([s.time_control.base_ms, s.time_control.increment_ms, s.direction, s.grace_ms], [20000, 1000, 'cw', 30000]);
+  assert.equal(s.registration_closes_ms, new Date('2099-01-01T20:00').getTime());
+  assert.equal(s.starts_ms, new Date('2098-12-31T19:30').getTime());
+  assert.match(await org.locator('#t-status').innerText(), /20″ \+1″/);
+  assert.deepEqual(errors, []);
+});

@@ -87,7 +87,30 @@ export function mountTournaments(root, navigate) {
     }
     const num = (id, value) => h('input', { id, type: 'number', min: '0', step: '1', value: String(value), style: 'width:4em' });
     const name = h('input', { id: 'tn-name', required: true, maxlength: '80' });
-    const preset = h('select', { id: 'tn-preset' }, ['fischer', 'byoyomi', 'permove'].map((k) => h('option', { value: k }, t(`preset_${k}`))));
+    const preset = h('select', { id: 'tn-preset' }, ['fischer', 'byoyomi', 'permove', 'custom'].map((k) => h('option', { value: k }, t(`preset_${k}`))));
+    // everything the API takes: a custom clock, the direction, the registration window, the start, the grace
+    const dec = (id, value) => h('input', { id, type: 'number', min: '0', step: 'any', value: String(value), style: 'width:5em' });
+    const cBase = dec('tn-c-base', 10);
+    const cInc = dec('tn-c-inc', 5);
+    const cPer = dec('tn-c-permove', 0);
+    const cPeriods = num('tn-c-periods', 0);
+    const cPeriod = dec('tn-c-period', 30);
+    const customTc = h(
+      'div',
+      { class: 'form-grid', id: 'tn-custom-tc', hidden: true },
+      h('label', { class: 'form-row' }, t('baseMin'), cBase),
+      h('label', { class: 'form-row' }, t('incrementS'), cInc),
+      h('label', { class: 'form-row' }, t('perMoveS'), cPer),
+      h('label', { class: 'form-row' }, t('byoPeriods'), cPeriods),
+      h('label', { class: 'form-row' }, t('byoSeconds'), cPeriod),
+    );
+    preset.addEventListener('change', () => (customTc.hidden = preset.value !== 'custom'));
+    const direction = h('select', { id: 'tn-direction' }, h('option', { value: 'ccw' }, t('ccw')), h('option', { value: 'cw' }, t('cw')));
+    const when = (id) => h('input', { id, type: 'datetime-local' });
+    const regOpens = when('tn-reg-opens');
+    const regCloses = when('tn-reg-closes');
+    const starts = when('tn-starts');
+    const grace = dec('tn-grace', 60);
     const system = h('select', { id: 'tn-system' }, h('option', { value: 'swiss' }, t('swiss')), h('option', { value: 'round_robin' }, t('roundRobin')));
     const rounds = num('tn-rounds', 5);
     const group = num('tn-group', 6);
@@ -105,6 +128,12 @@ export function mountTournaments(root, navigate) {
       { id: 'tournament-form' },
       h('label', { class: 'form-row' }, t('tName'), name),
       h('label', { class: 'form-row' }, t('timeControl'), preset),
+      customTc,
+      h('label', { class: 'form-row' }, t('direction'), direction),
+      h('label', { class: 'form-row' }, t('regOpens'), regOpens),
+      h('label', { class: 'form-row' }, t('regCloses'), regCloses),
+      h('label', { class: 'form-row' }, t('startsAt'), starts),
+      h('label', { class: 'form-row' }, t('graceS'), grace),
       h('label', { class: 'form-row' }, t('pairing'), system),
       h('label', { class: 'form-row' }, t('rounds'), rounds),
       h('label', { class: 'form-row' }, t('groupSize'), group),
@@ -117,9 +146,21 @@ export function mountTournaments(root, navigate) {
       e.preventDefault();
       cerr.hidden = true;
       const n = (el) => Number(el.value) || 0;
+      let tc = PRESETS[preset.value];
+      if (preset.value === 'custom') {
+        tc = { base_ms: Math.round(n(cBase) * 60000), increment_ms: Math.round(n(cInc) * 1000) };
+        if (n(cPer) > 0) tc.per_move_ms = Math.round(n(cPer) * 1000);
+        if (n(cPeriods) > 0) tc.byoyomi = { periods: Math.round(n(cPeriods)), period_ms: Math.round(n(cPeriod) * 1000) };
+      }
+      const ms = (el) => (el.value ? new Date(el.value).getTime() : undefined);
       const body = {
         name: name.value,
-        time_control: PRESETS[preset.value],
+        time_control: tc,
+        direction: direction.value,
+        grace_ms: Math.round(n(grace) * 1000),
+        registration_opens_ms: ms(regOpens),
+        registration_closes_ms: ms(regCloses),
+        starts_ms: ms(starts),
         pairing: system.value === 'swiss' ? { kind: 'swiss' } : { kind: 'round_robin', group_size: n(group) },
         scoring: { win: n(sc[0]), draw: n(sc[1]), loss: n(sc[2]), bye: n(sc[3]) },
       };
