@@ -234,11 +234,39 @@ impl Clocks {
         }
     }
 
-    /// Stops `side`'s clock for good (it left the game).
-    pub fn remove(&mut self, side: Side) {
-        if self.turn.is_some_and(|t| t.side == side) {
-            self.turn = None;
+    /// Stops `side`'s clock for good at `now` (it left the game, or the game
+    /// ended). When its turn was running, the time it thought is charged (no
+    /// increment: no move was made): main time first, then whole byo-yomi
+    /// periods overrun. A side past its allowance (a flag) keeps only what the
+    /// flag left it: its main time and periods are 0, except that a per-move
+    /// limit overrun costs exactly the time spent. Returns the time charged
+    /// (0 when `side`'s clock was not running).
+    pub fn remove(&mut self, side: Side, now: u64) -> u64 {
+        let Some(t) = self.turn else { return 0 };
+        if t.side != side {
+            return 0;
         }
+        let spent = self.elapsed(now);
+        let s = side.index();
+        let main_and_periods = self.remaining[s]
+            + self
+                .tc
+                .byoyomi
+                .map_or(0, |b| u64::from(self.periods_left[s]) * b.period_ms);
+        if spent >= main_and_periods {
+            self.remaining[s] = 0;
+            self.periods_left[s] = 0;
+        } else if spent <= self.remaining[s] {
+            self.remaining[s] -= spent;
+        } else {
+            let over = spent - self.remaining[s];
+            let period = self.tc.byoyomi.map_or(u64::MAX, |b| b.period_ms.max(1));
+            let used = u32::try_from(over / period).unwrap_or(u32::MAX);
+            self.remaining[s] = 0;
+            self.periods_left[s] = self.periods_left[s].saturating_sub(used);
+        }
+        self.turn = None;
+        spent
     }
 
     /// Adds main time to a side (an arbiter's decision).
@@ -345,6 +373,54 @@ mod tests {
         assert_eq!(c.flagged(60_001), Some(W));
         assert!(c.finish_turn(W, 60_001, 0).is_err());
         assert_eq!(c.finish_turn(W, 59_000, 0), Ok(59_000));
+    }
+
+    #[test]
+    fn a_side_that_leaves_is_charged_its_running_turn() {
+        let byo = TimeControl {
+            base_ms: 10_000,
+            increment_ms: 5_000,
+            per_move_ms: None,
+            byoyomi: Some(Byoyomi {
+                periods: 3,
+                period_ms: 1_000,
+            }),
+        };
+        let per_move = TimeControl {
+            base_ms: 60_000,
+            increment_ms: 0,
+            per_move_ms: Some(5_000),
+            byoyomi: None,
+        };
+        // (time control, leaves after ms, charged, main time left, periods left)
+        let cases = [
+            (TimeControl::fischer(60_000, 5_000), 20_000, 20_000, 40_000, 0),
+            (TimeControl::fischer(60_000, 5_000), 60_400, 60_400, 0, 0),
+            (byo, 4_000, 4_000, 6_000, 3),
+            (byo, 11_500, 11_500, 0, 2),
+            (byo, 13_200, 13_200, 0, 0),
+            (per_move, 5_300, 5_300, 54_700, 0),
+        ];
+        for (tc, after, charged, main, periods) in cases {
+            let mut c = Clocks::new(tc);
+            c.start_turn(W, 1_000);
+            assert_eq!(c.remove(B, 1_000 + after), 0, "B's clock does not run");
+            assert_eq!(c.remove(W, 1_000 + after), charged, "{tc:?} after {after}");
+            assert_eq!(
+                (c.remaining()[0], c.periods_left()[0]),
+                (main, periods),
+                "{tc:?} after {after}"
+            );
+            assert_eq!(c.running(), None);
+            let v = c.view(1_000_000)[0];
+            assert_eq!((v.remaining_ms, v.periods_left, v.running), (main, periods, false));
+        }
+        // Paused: only the time before the pause counts.
+        let mut c = Clocks::new(TimeControl::fischer(60_000, 0));
+        c.start_turn(W, 0);
+        c.pause(7_000);
+        assert_eq!(c.remove(W, 900_000), 7_000);
+        assert_eq!(c.remaining()[0], 53_000);
     }
 
     #[test]

@@ -405,6 +405,18 @@ impl Position {
         self.in_check(self.turn)
     }
 
+    /// The live sides in check now (each by [`Position::is_check`]'s rule,
+    /// as if it were to move): what a board shows after any move or reload.
+    pub fn checked(&self) -> Sides {
+        let mut out = Sides::EMPTY;
+        for s in self.live.iter() {
+            if self.in_check(s) {
+                out.insert(s);
+            }
+        }
+        out
+    }
+
     fn in_check(&self, s: Side) -> bool {
         let Some(k) = self.king(s) else { return false };
         if self.live.count() == 3 {

@@ -381,6 +381,10 @@ pub struct Status {
     pub clocks: [Clock; 3],
     /// The §6 counters.
     pub counters: Counters,
+    /// The live sides whose king is in check now (empty: none), so that a
+    /// snapshot shows a check as the move event did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub in_check: Vec<Side>,
     /// The pending draw offer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_offer: Option<PendingOffer>,
@@ -522,6 +526,11 @@ pub struct GameResult {
     pub outcomes: [Option<Outcome>; 3],
     /// Eliminations in order.
     pub eliminations: Vec<Departure>,
+    /// An aborted game (`aborted`): every side that had not come — its
+    /// disconnection grace over — when the game was aborted, `by` first.
+    /// Absent when only `by` was missing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub no_shows: Vec<Side>,
 }
 
 impl From<&engine::GameResult> for GameResult {
@@ -551,6 +560,111 @@ impl From<&engine::GameResult> for GameResult {
             ending,
             outcomes: r.outcomes.map(outcome),
             eliminations: r.eliminations.iter().map(|&d| d.into()).collect(),
+            no_shows: Vec::new(),
+        }
+    }
+}
+
+/// `POST /api/games/{id}/explain`: a move the client would refuse (not in
+/// `status.legal_moves`), to learn why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplainMove {
+    /// The move (`W24-Y82`).
+    pub mv: String,
+}
+
+/// Why the engine refuses a move, as a code a client translates, with its
+/// parameters: points (`W24`), pieces (`WC`: side and piece letter), sides
+/// (`W`), counts; `message` is the engine's English sentence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// `game_over`, `no_piece`, `not_your_piece`, `own_piece`, `not_this_pieces_move`,
+    /// `eye_blocked`, `eye_not_grid`, `leg_blocked`, `path_blocked`, `cannon_screen`,
+    /// `outside_region`, `no_retaliation_right`, `no_king_capture_this_turn`,
+    /// `king_attacked`, `kings_face`.
+    pub code: String,
+    /// The parameters of the sentence (see protocol/README.md, "Explain").
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub params: std::collections::BTreeMap<String, String>,
+    /// The engine's explanation in English.
+    pub message: String,
+}
+
+/// The answer to [`ExplainMove`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Explanation {
+    /// The move asked about.
+    pub mv: String,
+    /// Whether it is legal now (then there is no refusal).
+    pub legal: bool,
+    /// Why not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
+}
+
+impl From<&engine::IllegalMove> for Refusal {
+    fn from(m: &engine::IllegalMove) -> Refusal {
+        use engine::explain::{Attack, Reason as R};
+        let side = |s: engine::Side| s.letter().to_string();
+        let piece = |p: engine::Piece| p.to_string();
+        let (code, params): (&str, Vec<(&str, String)>) = match &m.reason {
+            R::GameOver => ("game_over", vec![]),
+            R::NoPiece(p) => ("no_piece", vec![("point", p.to_string())]),
+            R::NotYourPiece { piece: pc, turn } => (
+                "not_your_piece",
+                vec![("piece", piece(*pc)), ("owner", side(pc.side)), ("turn", side(*turn))],
+            ),
+            R::OwnPiece(pc) => ("own_piece", vec![("piece", piece(*pc))]),
+            R::NotThisPiecesMove(pc) => ("not_this_pieces_move", vec![("piece", piece(*pc))]),
+            R::EyeBlocked(p) => ("eye_blocked", vec![("point", p.to_string())]),
+            R::EyeNotGrid(p) => ("eye_not_grid", vec![("point", p.to_string())]),
+            R::LegBlocked(p) => ("leg_blocked", vec![("point", p.to_string())]),
+            R::PathBlocked(p) => ("path_blocked", vec![("point", p.to_string())]),
+            R::CannonScreen(n) => ("cannon_screen", vec![("count", n.to_string())]),
+            R::OutsideRegion { piece: pc, rule } => {
+                // The engine words its region rules; a client translates them by key.
+                let key = [
+                    ("a king stays", "king_palace"),
+                    ("a consort stays", "consort_palace"),
+                    ("an advisor stays", "advisor_palace"),
+                    ("while three sides play, an elephant", "elephant_own"),
+                    ("an elephant may go", "elephant_phase2"),
+                    ("a soldier never enters", "soldier_zone"),
+                    ("inside its own zone", "soldier_forward"),
+                    ("a soldier never passes", "soldier_through"),
+                ]
+                .into_iter()
+                .find(|(prefix, _)| rule.starts_with(prefix))
+                .map_or("other", |(_, k)| k);
+                ("outside_region", vec![("piece", piece(*pc)), ("rule", key.to_owned())])
+            }
+            R::NoRetaliationRight { mover, upstream } => (
+                "no_retaliation_right",
+                vec![("mover", side(*mover)), ("upstream", side(*upstream))],
+            ),
+            R::NoKingCaptureThisTurn => ("no_king_capture_this_turn", vec![]),
+            R::KingAttacked { by, why } => (
+                "king_attacked",
+                vec![
+                    ("by", side(*by)),
+                    (
+                        "why",
+                        match why {
+                            Attack::Upstream => "upstream",
+                            Attack::Provoked => "provoked",
+                            Attack::Standing => "standing",
+                        }
+                        .to_owned(),
+                    ),
+                ],
+            ),
+            R::KingsFace(s) => ("kings_face", vec![("side", side(*s))]),
+        };
+        Refusal {
+            code: code.to_owned(),
+            params: params.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+            message: m.reason.to_string(),
         }
     }
 }
@@ -1236,6 +1350,13 @@ pub struct RecordEvent {
     pub at_ms: u64,
     /// Wall-clock time, ms since the Unix epoch.
     pub wall_ms: i64,
+    /// Main time left per side after the event, ms: on moves, and on the
+    /// departure (timeout, resign, abandon) or end that stopped a running clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks_ms: Option<[u64; 3]>,
+    /// Byo-yomi periods left per side after the event (with `clocks_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub periods: Option<[u32; 3]>,
 }
 
 /// One chat line of the record.
@@ -1278,6 +1399,39 @@ pub struct GameRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_carry_a_code_and_params_to_translate() {
+        let pos = engine::Position::initial(engine::Direction::Ccw);
+        let cases = [
+            (
+                "W24-Y82",
+                "no_retaliation_right",
+                vec![("mover", "W"), ("upstream", "Y")],
+            ),
+            ("W22-W23", "not_this_pieces_move", vec![("piece", "WN")]),
+            ("W12-W32", "own_piece", vec![("piece", "WE")]),
+            (
+                "B24-B23",
+                "not_your_piece",
+                vec![("owner", "B"), ("piece", "BC"), ("turn", "W")],
+            ),
+            (
+                "W15-W14",
+                "outside_region",
+                vec![("piece", "WP"), ("rule", "soldier_zone")],
+            ),
+        ];
+        for (mv, code, params) in cases {
+            let m = engine::parse_move(mv).unwrap();
+            assert!(!pos.is_legal(m), "{mv}");
+            let r = Refusal::from(&engine::explain::explain(&pos, m));
+            assert_eq!(r.code, code, "{mv}: {}", r.message);
+            let want: std::collections::BTreeMap<String, String> =
+                params.into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
+            assert_eq!(r.params, want, "{mv}");
+        }
+    }
 
     #[test]
     fn client_messages_round_trip() {

@@ -252,6 +252,10 @@ pub struct Standing {
     pub seats: [u32; 3],
     /// Withdrawn.
     pub withdrawn: bool,
+    /// Round robin: the player's group (from 1), within which `rank` counts;
+    /// the rows come group by group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<u32>,
 }
 
 /// `GET /api/tournaments/{id}/standings`.
@@ -310,6 +314,54 @@ pub struct ArbiterRequest {
     pub action: ArbiterAction,
     /// Why (1 to 500 characters; logged).
     pub reason: String,
+}
+
+/// `PATCH /api/tournaments/{id}` (organizer, before round 1): the settings
+/// anew, as at creation, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditTournament {
+    /// The new settings (every field as in `POST /api/tournaments`).
+    pub settings: CreateTournament,
+    /// Why (1 to 500 characters; logged).
+    pub reason: String,
+}
+
+/// `POST /api/tournaments/{id}/finish`, `DELETE /api/tournaments/{id}`: why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrganizerReason {
+    /// Why (1 to 500 characters; logged).
+    pub reason: String,
+}
+
+/// What an organizer did to a tournament as a whole.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OrganizerAction {
+    /// Ended it before its last round (its last round paired was over).
+    Finish,
+    /// Changed its settings before round 1.
+    Edit,
+    /// Deleted it before round 1.
+    Delete,
+}
+
+/// A line of the organizer log (`GET /api/tournaments/{id}/organizer-log`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrganizerEntry {
+    /// The tournament.
+    pub tournament: String,
+    /// Who (player id).
+    pub by: String,
+    /// Who (name).
+    pub by_name: String,
+    /// What.
+    pub action: OrganizerAction,
+    /// Why.
+    pub reason: String,
+    /// When, ms since the epoch.
+    pub wall_ms: i64,
 }
 
 /// A line of the arbiter log.

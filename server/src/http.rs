@@ -41,6 +41,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/record", get(game_record))
         .route("/api/games/{id}/ws", get(crate::ws::upgrade))
         .merge(crate::tournament::api::routes())
+        .merge(crate::explain::routes())
         .fallback(crate::web::serve)
         .layer(DefaultBodyLimit::max(16 * 1024))
         .layer(axum::middleware::from_fn(json_errors))

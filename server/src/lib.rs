@@ -7,6 +7,7 @@
 
 pub mod boards;
 pub mod error;
+pub mod explain;
 pub mod http;
 pub mod limits;
 pub mod metrics;

@@ -151,7 +151,8 @@ pub struct EventRow {
     pub spent_ms: Option<u64>,
     /// Moves: lag credit given.
     pub lag_ms: Option<u64>,
-    /// Moves: main time and periods left per side after it.
+    /// Main time and periods left per side after it: moves, and departures
+    /// or ends that stopped a running clock (charged for its turn).
     pub clocks: Option<([u64; 3], [u32; 3])>,
 }
 
@@ -1233,6 +1234,8 @@ impl Store {
                     action: e.action,
                     at_ms: e.at_ms,
                     wall_ms: e.wall_ms,
+                    clocks_ms: e.clocks.map(|c| c.0),
+                    periods: e.clocks.map(|c| c.1),
                 })
                 .collect(),
             chat,

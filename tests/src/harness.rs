@@ -237,6 +237,22 @@ impl Api {
         Self::answer(req.send().await.expect("http")).await
     }
 
+    /// Any method with a JSON body and a token: the status and the body's text.
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: &serde_json::Value,
+    ) -> (u16, String) {
+        let mut req = self.http.request(method, format!("{}{path}", self.base)).json(body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let r = req.send().await.expect("http");
+        (r.status().as_u16(), r.text().await.unwrap_or_default())
+    }
+
     /// `GET` JSON.
     pub async fn get<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, ApiFailure> {
         Self::answer(

@@ -679,9 +679,11 @@ async fn byoyomi_periods_run_out() {
         "main time and both periods were used"
     );
     let clocks = &t.players[0].status.as_ref().unwrap().clocks;
+    // The flagged side is charged its running turn (issue 14): no main time and no period left.
     assert_eq!(
-        clocks[1].periods_left, 2,
-        "a flag leaves the clock as it was when the turn began"
+        (clocks[1].remaining_ms, clocks[1].periods_left),
+        (0, 0),
+        "a flag shows the clock as it ran out, not as it was when the turn began"
     );
     server.stop().await;
 }

@@ -641,7 +641,7 @@ async fn a_ten_player_swiss_over_four_rounds() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "rank,player,name,points,survival,opponents,wins,games,byes,w,b,y,withdrawn"
+        "rank,player,name,points,survival,opponents,wins,games,byes,w,b,y,withdrawn,group"
     );
     assert_eq!(lines.len(), 12);
     for (line, row) in lines[1..].iter().zip(&st.standings) {
@@ -754,6 +754,42 @@ async fn a_six_player_round_robin_against_standings_by_hand() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn round_robin_groups_of_unequal_size_are_ranked_each_on_its_own() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    // 7 players in groups of at most 4: a group of 3 (one game, then byes) and one of 4.
+    let e = Event::new(
+        &server,
+        7,
+        json!({ "name": "Groups", "pairing": { "kind": "round_robin", "group_size": 4 } }),
+    )
+    .await;
+    for n in 1..=4 {
+        let r = e.pair().await.unwrap_or_else(|f| panic!("round {n}: {f:?}"));
+        for t in &r.tables {
+            let mut clients = connect(&server, &e, &t.game, &t.seats).await;
+            finish(&mut clients, by_seed(&e, &t.seats)).await;
+        }
+    }
+    assert_eq!(e.view().await.status, TournamentStatus::Finished);
+    let st = e.standings().await;
+    let groups: Vec<u32> = st.standings.iter().map(|r| r.group.expect("a group")).collect();
+    let mut sorted = groups.clone();
+    sorted.sort_unstable();
+    assert_eq!(groups, sorted, "the rows come group by group");
+    for g in [1, 2] {
+        let rows: Vec<_> = st.standings.iter().filter(|r| r.group == Some(g)).collect();
+        let ranks: Vec<u32> = rows.iter().map(|r| r.rank).collect();
+        assert_eq!(ranks, (1..=rows.len() as u32).collect::<Vec<_>>(), "group {g}");
+    }
+    // The group of three: one game and three byes each, ranked only among themselves.
+    let small: Vec<_> = st.standings.iter().filter(|r| r.games == 1).collect();
+    assert_eq!(small.len(), 3);
+    assert!(small.iter().all(|r| r.byes == 3 && r.group == small[0].group));
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_no_show_loses_by_abandonment() {
     let db = TestDb::create().await;
@@ -783,6 +819,239 @@ async fn a_no_show_loses_by_abandonment() {
     assert_eq!(by[t.seats[1].as_str()], (1, 1));
     assert_eq!(by[t.seats[2].as_str()], (0, 0));
     assert_eq!(e.view().await.status, TournamentStatus::Finished);
+    // Two no-shows, then three: every no-show loses, whoever came draws.
+    for (came, want) in [(vec![Side::W], [(1, 1), (0, 0), (0, 0)]), (vec![], [(0, 0); 3])] {
+        let e = Event::new(
+            &server,
+            3,
+            json!({ "name": "Empty hall", "rounds": 1, "grace_ms": 1500, "scoring": { "win": 2, "draw": 1, "loss": 0, "bye": 1 } }),
+        )
+        .await;
+        let r = e.pair().await.expect("round 1");
+        let t = &r.tables[0];
+        let mut clients = Vec::new();
+        for &side in &came {
+            clients.push(Client::connect(server.addr, &t.game, Some(e.token_of(&t.seats[side.index()])), None).await);
+        }
+        let mut watcher = Client::connect(server.addr, &t.game, None, None).await;
+        let result = match watcher.until(|ev| matches!(ev, GameEvent::Finished { .. })).await {
+            GameEvent::Finished { result } => result,
+            _ => unreachable!(),
+        };
+        let absent: Vec<Side> = Side::ALL.into_iter().filter(|s| !came.contains(s)).collect();
+        assert_eq!(result.ending, Ending::Aborted { by: absent[0] });
+        assert_eq!(result.no_shows, absent);
+        let st = e.standings().await;
+        for (i, seat) in t.seats.iter().enumerate() {
+            let row = st.standings.iter().find(|r| &r.player == seat).unwrap();
+            assert_eq!((row.points, row.survival), want[i], "came {came:?}, seat {i}");
+        }
+        // The stored result keeps the no-shows (the room restored from the store).
+        let rec: GameRecord = e.api.get(&format!("/api/games/{}/record", t.game)).await.unwrap();
+        assert_eq!(rec.result.unwrap().no_shows, absent);
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn sixteen_players_registering_at_once_are_all_registered() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let e = Event::new(&server, 0, json!({ "name": "Rush" })).await;
+    let mut guests = Vec::new();
+    for _ in 0..16 {
+        guests.push(e.api.guest().await);
+    }
+    // All at the same instant: none may be refused, none lost, seeds 1..=16.
+    let body = json!({ "code": e.code });
+    let answers = futures_util::future::join_all(guests.iter().map(|p| {
+        e.api
+            .post::<Tournament>("/api/tournaments/register", Some(&p.token), &body)
+    }))
+    .await;
+    for (p, a) in guests.iter().zip(&answers) {
+        assert!(a.is_ok(), "{}: {:?}", p.player, a.as_ref().err());
+    }
+    let t = e.view().await;
+    let mut seeds: Vec<u32> = t.players.iter().map(|p| p.seed).collect();
+    seeds.sort_unstable();
+    assert_eq!(seeds, (1..=16).collect::<Vec<_>>());
+    for p in &guests {
+        assert!(
+            t.players.iter().any(|e| e.player == p.player),
+            "{} registered",
+            p.player
+        );
+    }
+    // Registering again is a conflict, and changes nothing.
+    let again = e
+        .api
+        .post::<Tournament>(
+            "/api/tournaments/register",
+            Some(&guests[3].token),
+            &json!({ "code": e.code }),
+        )
+        .await;
+    assert!(again.is_err());
+    assert_eq!(e.view().await.players.len(), 16);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn withdrawing_before_round_one_unregisters_and_the_organizer_reinstates() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let e = Event::new(&server, 4, json!({ "name": "Second thoughts", "rounds": 2 })).await;
+    let withdraw = |token: String, body: serde_json::Value| {
+        let api = e.api.clone();
+        let path = format!("/api/tournaments/{}/withdraw", e.id);
+        async move { api.post::<Tournament>(&path, Some(&token), &body).await }
+    };
+    // Before round 1: the registration is simply taken back, and may be made again.
+    let t = withdraw(e.players[3].token.clone(), json!({})).await.expect("withdraw");
+    assert!(!t.players.iter().any(|p| p.player == e.players[3].player));
+    let again: Tournament = e
+        .api
+        .post(
+            "/api/tournaments/register",
+            Some(&e.players[3].token),
+            &json!({ "code": e.code }),
+        )
+        .await
+        .expect("register again");
+    assert_eq!(again.players.len(), 4);
+    withdraw(e.players[3].token.clone(), json!({}))
+        .await
+        .expect("withdraw again");
+    assert_eq!(e.view().await.players.len(), 3);
+    // After round 1: a withdrawal, which the organizer takes back.
+    let r = e.pair().await.expect("round 1");
+    let p0 = e.players[0].player.clone();
+    let t = withdraw(e.org.token.clone(), json!({ "player": p0 }))
+        .await
+        .expect("the organizer withdraws");
+    assert_eq!(
+        t.players.iter().find(|p| p.player == p0).unwrap().withdrawn_after,
+        Some(1)
+    );
+    let reinstate = |token: String| {
+        let api = e.api.clone();
+        let path = format!("/api/tournaments/{}/reinstate", e.id);
+        let body = json!({ "player": p0 });
+        async move { api.post::<Tournament>(&path, Some(&token), &body).await }
+    };
+    let refused = reinstate(e.players[1].token.clone())
+        .await
+        .expect_err("only the organizer");
+    assert_eq!(refused.status, 403);
+    let t = reinstate(e.org.token.clone()).await.expect("reinstate");
+    assert_eq!(t.players.iter().find(|p| p.player == p0).unwrap().withdrawn_after, None);
+    e.arbiter(
+        &r.tables[0].game,
+        ArbiterAction::Adjudicate {
+            outcomes: [Outcome::Win, Outcome::Loss, Outcome::Loss],
+        },
+        "quick",
+    )
+    .await
+    .expect("adjudicate");
+    let r2 = e.pair().await.expect("round 2");
+    assert!(r2.tables[0].seats.contains(&p0), "the reinstated player is paired");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_organizer_edits_deletes_and_finishes_events_with_reasons_logged() {
+    use protocol::tournament::{OrganizerAction, OrganizerEntry};
+    use reqwest::Method;
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let e = Event::new(&server, 2, json!({ "name": "Draft" })).await;
+    let path = format!("/api/tournaments/{}", e.id);
+    // Edit before round 1: the settings anew; only the organizer, only with a reason.
+    let edit = json!({ "settings": { "name": "Club evening", "rounds": 2 }, "reason": "a better name" });
+    let (status, _) = e.api.send(Method::PATCH, &path, Some(&e.players[0].token), &edit).await;
+    assert_eq!(status, 403);
+    let no_reason = json!({ "settings": { "name": "x" }, "reason": " " });
+    assert_eq!(
+        e.api.send(Method::PATCH, &path, Some(&e.org.token), &no_reason).await.0,
+        400
+    );
+    let (status, text) = e.api.send(Method::PATCH, &path, Some(&e.org.token), &edit).await;
+    assert_eq!(status, 200, "{text}");
+    let t = e.view().await;
+    assert_eq!((t.settings.name.as_str(), t.settings.rounds), ("Club evening", 2));
+    assert_eq!(t.players.len(), 2, "registrations stay");
+    // Delete before round 1: gone, and the log says who and why.
+    let (status, _) = e
+        .api
+        .send(
+            Method::DELETE,
+            &path,
+            Some(&e.org.token),
+            &json!({ "reason": "nobody came" }),
+        )
+        .await;
+    assert_eq!(status, 204);
+    assert_eq!(e.api.get::<Tournament>(&path).await.unwrap_err().status, 404);
+    let log: Vec<OrganizerEntry> = e.api.get(&format!("{path}/organizer-log")).await.unwrap();
+    assert_eq!(
+        log.iter()
+            .map(|l| (l.action, l.reason.as_str(), l.by.as_str()))
+            .collect::<Vec<_>>(),
+        [
+            (OrganizerAction::Edit, "a better name", e.org.player.as_str()),
+            (OrganizerAction::Delete, "nobody came", e.org.player.as_str())
+        ]
+    );
+
+    // An event that fell below three players after round 1: the organizer finishes it.
+    let e = Event::new(&server, 3, json!({ "name": "Dwindling", "rounds": 4 })).await;
+    let path = format!("/api/tournaments/{}", e.id);
+    let r = e.pair().await.expect("round 1");
+    let finish = json!({ "reason": "two players went home" });
+    let (status, _) = e
+        .api
+        .send(Method::POST, &format!("{path}/finish"), Some(&e.org.token), &finish)
+        .await;
+    assert_eq!(status, 409, "not while its round is played");
+    e.arbiter(
+        &r.tables[0].game,
+        ArbiterAction::Adjudicate {
+            outcomes: [Outcome::Win, Outcome::Loss, Outcome::Loss],
+        },
+        "quick",
+    )
+    .await
+    .expect("adjudicate");
+    for p in &e.players[1..] {
+        let w = format!("{path}/withdraw");
+        e.api
+            .post::<Tournament>(&w, Some(&p.token), &json!({}))
+            .await
+            .expect("withdraw");
+    }
+    assert_eq!(e.pair().await.unwrap_err().status, 409, "one player left: no table");
+    assert_eq!(e.view().await.status, TournamentStatus::Running);
+    assert_eq!(
+        e.api.send(Method::DELETE, &path, Some(&e.org.token), &finish).await.0,
+        409,
+        "too late to delete"
+    );
+    let (status, text) = e
+        .api
+        .send(Method::POST, &format!("{path}/finish"), Some(&e.org.token), &finish)
+        .await;
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(e.view().await.status, TournamentStatus::Finished);
+    assert_eq!(e.pair().await.unwrap_err().status, 409);
+    assert_eq!(e.standings().await.standings[0].player, r.tables[0].seats[0]);
+    let log: Vec<OrganizerEntry> = e.api.get(&format!("{path}/organizer-log")).await.unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(
+        (log[0].action, log[0].reason.as_str()),
+        (OrganizerAction::Finish, "two players went home")
+    );
     server.stop().await;
 }
 

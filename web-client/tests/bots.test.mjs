@@ -98,3 +98,52 @@ test("the creator gives a free seat to a bot from the game page; others cannot",
   await other.ctx.close();
   await ctx.close();
 });
+
+test('against two bots each one’s reply is marked, and the board shows point names on demand', { timeout: 120000 }, async () => {
+  const errors = [];
+  const { page, ctx } = await newPage(browser, { lang: 'en-US' }, errors);
+  await page.goto(server.url + '/');
+  await page.waitForSelector('#create-form');
+  await page.selectOption('#bot-B', '1');
+  await page.selectOption('#bot-Y', '1');
+  await page.selectOption('#my-seat', 'W');
+  await page.click('#create-btn');
+  await page.waitForSelector('#game[data-phase="live"][data-side="W"]', { timeout: 15000 });
+  const st = await state(page);
+  await clickMove(page, st.status.legal_moves[3]);
+  await page.waitForSelector('#game[data-ply="3"][data-turn="W"]', { timeout: 20000 });
+  const after = await state(page);
+  // the tab says it is W's move; each move was heard
+  assert.match(await page.title(), /^● Your move/);
+  const sounds = await page.evaluate(() => window.__sanguoSounds || []);
+  assert.ok(sounds.length >= 3 && sounds.every((k) => ['move', 'capture', 'check'].includes(k)), sounds.join());
+  // both replies, each with its side, not just the latest
+  const marks = await page.$$eval('#board .mark.last-to', (ms) => ms.map((m) => m.getAttribute('data-by')));
+  assert.deepEqual(marks.sort(), ['B', 'Y']);
+  assert.equal(await page.locator('#board .mark.last-from[data-by="B"]').count(), 1);
+  assert.equal(after.moves.length, 3);
+  // the move list can be browsed without leaving the game
+  const [from2] = after.moves[1].split('-');
+  await page.click('#movelist .mv[data-ply="0"]');
+  await page.waitForSelector('#game[data-browse="1"]');
+  assert.equal(await page.locator(`#board .piece[data-at="${from2}"]`).count(), 1, 'B has not moved yet at move 1');
+  assert.match(await page.locator('#browse-at').innerText(), /move 1/);
+  await page.click('#browse-fwd');
+  await page.waitForSelector('#game[data-browse="2"]');
+  assert.equal(await page.locator(`#board .piece[data-at="${from2}"]`).count(), 0);
+  await page.click('#browse-live');
+  await page.waitForFunction(() => !document.querySelector('#game').dataset.browse);
+  assert.equal(await page.locator('#browse-bar').isHidden(), true);
+  // coordinates: every point's name, as the move list writes it
+  assert.equal(await page.locator('#board [data-coord]').count(), 0);
+  await page.click('#coords-btn');
+  assert.equal(await page.locator('#board [data-coord]').count(), 184);
+  assert.equal(await page.locator('#board [data-coord="W52"]').textContent(), 'W52');
+  await page.reload();
+  await page.waitForSelector('#game[data-phase="live"]');
+  assert.equal(await page.locator('#board [data-coord]').count(), 184, 'remembered');
+  await page.click('#coords-btn');
+  assert.equal(await page.locator('#board [data-coord]').count(), 0);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

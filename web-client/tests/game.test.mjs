@@ -336,6 +336,18 @@ test('a check is shown: the king in check is marked and everyone is told', { tim
     assert.equal(await p.locator('#board .mark.in-check').count(), 1);
   }
   await shot(pages.W, 'check-seat-W.png');
+  // the check survives a snapshot: W reloads, a spectator arrives late
+  await pages.W.reload();
+  const late = await newPage(browser, { lang: 'en-US' }, errs);
+  await late.page.goto(`${server.url}/#/g/${id}`);
+  for (const p of [pages.W, late.page]) {
+    await p.waitForSelector(`#game[data-phase="live"][data-ply="${CHECK_LINE.length}"]`);
+    await p.waitForSelector('#check-note');
+    assert.match(await p.locator('#check-note').innerText(), /Check on Wei/);
+    assert.equal(await p.locator('#board .mark.in-check').count(), 1);
+  }
+  const snap = await (await fetch(`${server.url}/api/games/${id}`)).json();
+  assert.deepEqual(snap.status.in_check, ['W']);
   assert.deepEqual(errs, []);
 });
 
@@ -377,4 +389,105 @@ test('the server restarts mid-game: every page says it lost the connection, reco
   } finally {
     await own.stop();
   }
+});
+
+/** Three players in three pages on a new private game (W creates it); resolves to {id, pages}. */
+async function threePlayers(errs, lang = 'en-US') {
+  const pages = {};
+  const w = await newPage(browser, { lang }, errs);
+  await w.page.goto(server.url + '/');
+  await w.page.waitForSelector('#create-form');
+  await w.page.selectOption('#my-seat', 'W');
+  await w.page.check('input[name=visibility][value=private]');
+  await w.page.click('#create-btn');
+  await w.page.waitForSelector('#game[data-phase="open"][data-side="W"]');
+  pages.W = w.page;
+  const id = await w.page.getAttribute('#game', 'data-game');
+  for (const side of ['B', 'Y']) {
+    pages[side] = (await newPage(browser, { lang }, errs)).page;
+    await pages[side].goto(`${server.url}/#/g/${id}?seat=${side}`);
+  }
+  for (const p of Object.values(pages)) await p.waitForSelector('#game[data-phase="live"]');
+  return { id, pages };
+}
+
+async function clickPoints(page, ...names) {
+  for (const n of names) {
+    const [x, y] = await pointXY(page, n);
+    await page.mouse.click(x, y);
+  }
+}
+
+test('a refused move says why, in the game’s terms: 先击后攻, a piece without that move, not your turn', { timeout: 120000 }, async () => {
+  const errs = [];
+  const { id, pages } = await threePlayers(errs);
+  // W's cannon may not take Y's horse at move 1: Y is upstream and has not struck first
+  await clickPoints(pages.W, 'W24', 'Y82');
+  await pages.W.waitForSelector('#refusal-note[data-code="no_retaliation_right"]');
+  assert.match(await pages.W.locator('#refusal-note').innerText(), /先击后攻: Wei may not capture a piece of its upstream side Wu/);
+  assert.equal(await pages.W.getAttribute('#game', 'data-ply'), '0', 'nothing was played');
+  assert.equal(await pages.W.getAttribute('#refusal-note a.rule-link', 'href'), '#/rules/retaliation', 'the rule it cites');
+  // a drag that the board refuses says why too: a horse does not move like that
+  const [fx, fy] = await pointXY(pages.W, 'W22');
+  const [tx, ty] = await pointXY(pages.W, 'W23');
+  await pages.W.mouse.move(fx, fy);
+  await pages.W.mouse.down();
+  await pages.W.mouse.move(tx, ty, { steps: 6 });
+  await pages.W.mouse.up();
+  await pages.W.waitForSelector('#refusal-note[data-code="not_this_pieces_move"]');
+  assert.match(await pages.W.locator('#refusal-note').innerText(), /A Wei horse does not move that way/);
+  // B clicks one of its pieces while W is to move
+  await clickPoints(pages.B, 'B24');
+  await pages.B.waitForSelector('#refusal-note[data-code="not_your_turn"]');
+  assert.match(await pages.B.locator('#refusal-note').innerText(), /Not your turn: it is Wei’s move/);
+  // the server's explanation itself, for any client
+  const ex = await (await fetch(`${server.url}/api/games/${id}/explain`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ mv: 'W24-Y82' }) })).json();
+  assert.deepEqual(ex.refusal.params, { mover: 'W', upstream: 'Y' });
+  assert.deepEqual(errs, []);
+});
+
+test('chat survives a reload, and after the game players and spectators talk', { timeout: 120000 }, async () => {
+  const errs = [];
+  const { id, pages } = await threePlayers(errs);
+  await pages.W.fill('#chat-input', 'good luck, both');
+  await pages.W.press('#chat-input', 'Enter');
+  await pages.B.waitForFunction(() => document.querySelector('#chat-log').textContent.includes('good luck, both'));
+  await pages.B.reload();
+  await pages.B.waitForSelector('#game[data-phase="live"]');
+  await pages.B.waitForFunction(() => document.querySelector('#chat-log').textContent.includes('good luck, both'));
+  // B and Y resign twice each (the first request before round 15 is only a warning): the game ends
+  for (const side of ['B', 'Y']) {
+    for (let k = 0; k < 2; k++) {
+      await pages[side].click('#resign-btn');
+      await pages[side].click('#confirm-yes');
+      await pages[side].waitForFunction((n) => (window.__sanguo.state.game.status.counters.warnings['WBY'.indexOf(window.__sanguo.state.side)] >= 1) || window.__sanguo.state.game.phase === 'finished' || n === 0, k);
+    }
+  }
+  await pages.W.waitForSelector('#game[data-phase="finished"]');
+  const fan = (await newPage(browser, { lang: 'en-US' }, errs)).page;
+  await fan.goto(`${server.url}/#/g/${id}`);
+  await fan.waitForSelector('#game[data-phase="finished"][data-role="spectator"]');
+  assert.doesNotMatch(await fan.locator('#chat-log').innerText(), /good luck/, 'the players’ channel stays theirs');
+  // W writes to the spectators; the spectator answers and W reads it
+  await pages.W.waitForSelector('#chat-channel:not([hidden])');
+  await pages.W.selectOption('#chat-channel', 'spectators');
+  await pages.W.fill('#chat-input', 'thanks for watching');
+  await pages.W.press('#chat-input', 'Enter');
+  await fan.waitForFunction(() => document.querySelector('#chat-log').textContent.includes('thanks for watching'));
+  await fan.fill('#chat-input', 'well played');
+  await fan.press('#chat-input', 'Enter');
+  await pages.W.waitForFunction(() => document.querySelector('#chat-log').textContent.includes('well played'));
+  // the end has its own sound
+  assert.ok((await pages.W.evaluate(() => window.__sanguoSounds || [])).includes('end'));
+  // a rematch: W opens a new game at its seat; B follows the link the chat gives
+  await pages.W.click('#rematch-btn');
+  await pages.W.waitForSelector('#game[data-phase="open"][data-side="W"]');
+  const again = await pages.W.getAttribute('#game', 'data-game');
+  assert.notEqual(again, id);
+  await pages.B.waitForSelector(`#chat-log a.game-link[href^="#/g/${again}"]`);
+  await pages.B.click(`#chat-log a.game-link[href^="#/g/${again}"]`);
+  await pages.B.waitForSelector(`#game[data-game="${again}"][data-role="player"]`);
+  const snap = await (await fetch(`${server.url}/api/games/${again}`)).json();
+  assert.equal(snap.seats.filter(Boolean).length, 2);
+  assert.deepEqual(errs, []);
 });

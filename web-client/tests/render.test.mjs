@@ -240,3 +240,111 @@ test('a live game in 读秒 and under 步时: the clock of the side to move tick
   await page.locator('.panel').screenshot({ path: new URL('../test-artifacts/byoyomi-panel-zh.png', import.meta.url).pathname });
   await ctx.close();
 });
+
+test('读秒 in its second period: the clock shows the periods and the time the server counts', async () => {
+  const sessions = [];
+  for (let i = 0; i < 3; i++) sessions.push(await (await fetch(`${server.url}/api/sessions`, { method: 'POST' })).json());
+  const auth = (s) => ({ 'Content-Type': 'application/json', Authorization: `Bearer ${s.token}` });
+  const created = await fetch(`${server.url}/api/games`, {
+    method: 'POST',
+    headers: auth(sessions[0]),
+    body: JSON.stringify({ public: false, time_control: { base_ms: 0, increment_ms: 0, byoyomi: { periods: 3, period_ms: 2500 } } }),
+  });
+  const id = (await created.json()).id;
+  for (const [i, side] of ['W', 'B', 'Y'].entries()) {
+    await fetch(`${server.url}/api/games/${id}/join`, { method: 'POST', headers: auth(sessions[i]), body: JSON.stringify({ side }) });
+  }
+  const { page, ctx } = await newPage(browser, { lang: 'en-US' });
+  await page.goto(`${server.url}/#/g/${id}`);
+  await page.waitForSelector('#game[data-phase="live"][data-role="spectator"]');
+  // the page got its snapshot in W's first period; now W is in the second
+  await page.waitForFunction(() => /读秒 2×/.test(document.querySelector('.clock[data-side="W"] .extra').textContent), null, { timeout: 5000 });
+  await page.waitForTimeout(500);
+  const shown = Number(await page.locator('.clock[data-side="W"] .time').innerText());
+  const w = (await (await fetch(`${server.url}/api/games/${id}`)).json()).status.clocks[0];
+  assert.equal(w.periods_left, 2, 'the server: W is in its second of three periods');
+  assert.match(await page.locator('.clock[data-side="W"] .extra').innerText(), /读秒 2×/);
+  assert.ok(Math.abs(shown * 1000 - w.period_left_ms) < 600, `shown ${shown} s, the server ${w.period_left_ms} ms`);
+  assert.ok(shown > 0, 'not stuck at 0.0');
+  await ctx.close();
+});
+
+test('a wrong game link says there is no such game and leads back to the lobby', async () => {
+  const { page, ctx } = await newPage(browser, { lang: 'en-US' });
+  await page.goto(`${server.url}/#/g/nosuchgame42`);
+  await page.waitForSelector('#no-such-game');
+  assert.match(await page.locator('#no-such-game').innerText(), /No such game/);
+  assert.equal(await page.isVisible('#banner'), false, 'no endless “reconnecting…”');
+  await page.click('#back-to-lobby');
+  await page.waitForSelector('#create-form');
+  await ctx.close();
+});
+
+test('server refusals are told in a translated sentence, never the server’s own words', async () => {
+  for (const [lang, re] of [['en-US', /This clock is not allowed: main time at most 7 days/], ['zh-CN', /不允许这样的用时/]]) {
+    const { page, ctx } = await newPage(browser, { lang });
+    await page.goto(server.url + '/');
+    await page.waitForSelector('#create-form');
+    await page.selectOption('#preset', 'custom');
+    await page.fill('#c-base', '20000'); // minutes: more than 7 days
+    await page.click('#create-btn');
+    await page.waitForSelector('#create-error:not([hidden])');
+    const text = await page.locator('#create-error').innerText();
+    assert.match(text, re);
+    assert.doesNotMatch(text, /base_ms|deserialize|JSON/);
+    // a fraction of a minute is a clock like any other: 20 s + 1 s
+    await page.fill('#c-base', '0.33333');
+    await page.fill('#c-inc', '1');
+    await page.click('#create-btn');
+    await page.waitForSelector('#game[data-phase="open"]');
+    const id = await page.getAttribute('#game', 'data-game');
+    const snap = await (await fetch(`${server.url}/api/games/${id}`)).json();
+    assert.deepEqual([snap.settings.time_control.base_ms, snap.settings.time_control.increment_ms], [20000, 1000]);
+    assert.match(await page.locator('#role-line').innerText(), /20″ \+1″/);
+    await ctx.close();
+  }
+});
+
+test('the rules page, in English and Chinese, with diagrams drawn by the board code', async () => {
+  for (const [lang, title] of [['en-US', /The rules of Three Kingdoms chess/], ['zh-CN', /三国象棋规则/]]) {
+    const { page, ctx } = await newPage(browser, { lang });
+    await page.goto(`${server.url}/#/rules/retaliation`);
+    await page.waitForSelector('#rules');
+    assert.match(await page.locator('#rules h1').innerText(), title);
+    for (const s of ['board', 'regions', 'king', 'horse', 'cannon', 'soldier', 'retaliation', 'check', 'sudden-death', 'phases', 'counters']) {
+      assert.equal(await page.locator(`#rule-${s}`).count(), 1, s);
+    }
+    assert.match(await page.getAttribute('#rule-retaliation', 'class'), /cited/);
+    // nine diagrams, each the real board (184 points) with the piece's destinations marked
+    assert.equal(await page.locator('.rule-diagram svg.mini').count(), 9);
+    assert.equal(await page.locator('[data-diagram="horse"] [data-point]').count(), 184);
+    assert.equal(await page.locator('[data-diagram="horse"] [data-dest]').count(), 6);
+    assert.equal(await page.locator('[data-diagram="cannon"] [data-dest="B33"].capture').count(), 1);
+    await page.locator('#rule-cannon').screenshot({ path: new URL(`../test-artifacts/rules-cannon-${lang}.png`, import.meta.url).pathname });
+    await ctx.close();
+  }
+});
+
+test('a phone: the board fits the screen on its side and upright, the header stays one line, zoomed points are a finger apart', async () => {
+  const id = await newGame();
+  for (const viewport of [{ width: 844, height: 390 }, { width: 390, height: 844 }]) {
+    const { page, ctx } = await newPage(browser, { lang: 'zh-CN', viewport, isMobile: true, hasTouch: true });
+    await page.goto(`${server.url}/#/g/${id}`);
+    await page.waitForSelector('#game[data-role="spectator"]');
+    const box = await page.locator('#board').boundingBox();
+    assert.ok(box.x >= 0 && box.y >= 0 && box.x + box.width <= viewport.width + 1 && box.y + box.height <= viewport.height + 1, `${viewport.width}×${viewport.height}: board at ${JSON.stringify(box)}`);
+    assert.ok(box.width > viewport.width * 0.4, 'not a stamp');
+    const brand = await page.locator('#home').evaluate((e) => e.getClientRects().length === 1 && e.offsetHeight < 40);
+    assert.ok(brand, '三国象棋 on one line');
+    // zoomed: neighbouring points (one line spacing) at least 32 px apart
+    await page.locator('#zoom-btn').tap();
+    const a = await page.locator('#board [data-point="W52"]').boundingBox();
+    const b = await page.locator('#board [data-point="W53"]').boundingBox();
+    const gap = Math.hypot(a.x - b.x, a.y - b.y);
+    assert.ok(gap >= 32, `points ${gap.toFixed(1)} px apart`);
+    const zoom = await page.locator('#zoom-btn').boundingBox();
+    assert.ok(zoom.height >= 32, 'the button itself is a tap target');
+    await page.screenshot({ path: new URL(`../test-artifacts/phone-${viewport.width}x${viewport.height}.png`, import.meta.url).pathname });
+    await ctx.close();
+  }
+});

@@ -105,6 +105,20 @@ test('organizer, players and a spectator run a tournament from the pages', async
   const csv = await (await fetch(`${server.url}/api/tournaments/${id}/standings.csv`)).text();
   assert.equal(csv.trim().split('\n').length, 4);
   await shot(fan, 'tournament-spectator.png', '#tournament');
+
+  // The organizer corrects the finished game's result: Y wins after all; logged with who and why.
+  await org.fill('#arb-reason', 'the score sheet was misread');
+  await org.selectOption('#arb-outcome', 'Y');
+  await org.click(`#t-pairings tr[data-game="${game}"] button[data-act="correct"]`);
+  const round = await (await fetch(`${server.url}/api/tournaments/${id}/rounds/1`)).json();
+  const y = round.tables[0].seats[2];
+  // the spectator's standings follow: Y leads now
+  await fan.waitForFunction((p) => document.querySelector('#standings tbody tr[data-player]')?.getAttribute('data-player') === p, y, { timeout: 20000 });
+  const st = await (await fetch(`${server.url}/api/tournaments/${id}/standings`)).json();
+  assert.equal(st.standings[0].player, y, 'Y leads now');
+  assert.deepEqual(st.standings.map((r) => r.points), [3, 0, 0]);
+  const log = await (await fetch(`${server.url}/api/tournaments/${id}/log`)).json();
+  assert.equal(log[log.length - 1].reason, 'the score sheet was misread');
   assert.deepEqual(errors, []);
 });
 
@@ -130,5 +144,80 @@ test('an organizer fills byes with bots: the player left over plays two bots', a
   // Nobody sits out: the round has no bye rows.
   assert.equal(await org.$$eval('#t-pairings tr.bye', (trs) => trs.length), 0);
   await shot(org, 'tournament-bots.png', '#tournament');
+  assert.deepEqual(errors, []);
+});
+
+test('withdrawing asks first; before round 1 it takes the registration back; the organizer withdraws and reinstates', async () => {
+  const { org, link } = await createTournament('org3', 'Second thoughts');
+  const players = [];
+  for (let i = 0; i < 4; i++) players.push(await registerAndCheckIn(link));
+  const page = players[3];
+  const me = await page.evaluate(() => JSON.parse(localStorage.getItem('sanguo.session')).player);
+  // one click only asks
+  await page.click('#withdraw');
+  await page.waitForSelector('#withdraw-confirm:not([hidden])');
+  assert.match(await page.locator('#withdraw-confirm').innerText(), /registration/);
+  await page.click('#withdraw-no');
+  await page.waitForSelector('#withdraw-confirm', { state: 'hidden' });
+  assert.equal(await page.locator(`#t-players [data-player="${me}"]`).count(), 1, 'still registered');
+  await page.click('#withdraw');
+  await page.click('#withdraw-yes');
+  await page.waitForFunction((id) => !document.querySelector(`#t-players [data-player="${id}"]`), me);
+  await page.waitForSelector('#register');
+  // after round 1 the organizer withdraws a player and takes it back
+  await org.reload();
+  await org.waitForSelector('#pair-next:not([disabled])');
+  await org.click('#pair-next');
+  await org.waitForSelector('#t-status[data-round="1"]');
+  const p0 = await players[0].evaluate(() => JSON.parse(localStorage.getItem('sanguo.session')).player);
+  await org.click(`[data-org-player="${p0}"][data-org-act="withdraw"]`);
+  await org.waitForSelector(`[data-org-player="${p0}"][data-org-act="reinstate"]`);
+  assert.match(await org.locator(`#t-players [data-player="${p0}"]`).innerText(), /withdrawn/);
+  await org.click(`[data-org-player="${p0}"][data-org-act="reinstate"]`);
+  await org.waitForSelector(`[data-org-player="${p0}"][data-org-act="withdraw"]`);
+  assert.doesNotMatch(await org.locator(`#t-players [data-player="${p0}"]`).innerText(), /withdrawn/);
+  assert.deepEqual(errors, []);
+});
+
+test('the organizer deletes an event before round 1 with a reason', async () => {
+  const { org, link } = await createTournament('org4', 'Never mind');
+  const id = link.split('#/t/')[1].split('?')[0];
+  await org.waitForSelector('#delete-event:not([hidden])');
+  assert.equal(await org.isHidden('#finish-event'), true);
+  await org.click('#delete-event');
+  await org.waitForSelector('#tp-error:not([hidden])'); // no reason given: refused, in words
+  await org.fill('#arb-reason', 'the hall is booked');
+  await org.click('#delete-event');
+  await org.waitForFunction(() => location.hash === '#/t');
+  assert.equal((await fetch(`${server.url}/api/tournaments/${id}`)).status, 404);
+  const log = await (await fetch(`${server.url}/api/tournaments/${id}/organizer-log`)).json();
+  assert.equal(log[0].reason, 'the hall is booked');
+  assert.deepEqual(errors, []);
+});
+
+test('the create form takes what the API does: a custom clock, direction, registration window, start, grace', async () => {
+  const { page: org } = await newPage(browser, {}, errors);
+  await org.goto(`${server.url}/#/t`);
+  await org.fill('#acct-user', `orgf_${Date.now() % 100000}`);
+  await org.fill('#acct-pass', 'a long enough password');
+  await org.click('#sign-up');
+  await org.waitForSelector('#tournament-form');
+  await org.fill('#tn-name', 'Blitz night');
+  await org.selectOption('#tn-preset', 'custom');
+  await org.fill('#tn-c-base', '0.33333');
+  await org.fill('#tn-c-inc', '1');
+  await org.selectOption('#tn-direction', 'cw');
+  await org.fill('#tn-reg-closes', '2099-01-01T20:00');
+  await org.fill('#tn-starts', '2098-12-31T19:30');
+  await org.fill('#tn-grace', '30');
+  await org.click('#tn-create');
+  await org.waitForSelector('#t-organizer:not([hidden]) #invite-link');
+  const id = (await org.textContent('#invite-link')).split('#/t/')[1].split('?')[0];
+  const t = await (await fetch(`${server.url}/api/tournaments/${id}`)).json();
+  const s = t.settings;
+  assert.deepEqual([s.time_control.base_ms, s.time_control.increment_ms, s.direction, s.grace_ms], [20000, 1000, 'cw', 30000]);
+  assert.equal(s.registration_closes_ms, new Date('2099-01-01T20:00').getTime());
+  assert.equal(s.starts_ms, new Date('2098-12-31T19:30').getTime());
+  assert.match(await org.locator('#t-status').innerText(), /20″ \+1″/);
   assert.deepEqual(errors, []);
 });

@@ -422,7 +422,9 @@ impl Room {
                 _ => {}
             }
         }
-        let verdict = if stored.phase == Phase::Finished && !game.is_finished() {
+        // The arbiter's verdict (or correction), or an abort's no-shows:
+        // results the engine does not rebuild.
+        let verdict = if stored.phase == Phase::Finished && stored.result != game.result().map(GameResult::from) {
             stored.result.clone()
         } else {
             None
@@ -520,6 +522,11 @@ impl Room {
             },
             clocks: self.clocks.view(now).map(protocol::Clock::from),
             counters: Counters::of(&self.game),
+            in_check: if self.game.is_finished() {
+                Vec::new()
+            } else {
+                protocol::sides(pos.checked())
+            },
             pending_offer: self.game.pending_offer().map(|(by, waiting)| PendingOffer {
                 by: by.into(),
                 waiting: protocol::sides(waiting),
@@ -889,17 +896,38 @@ impl Room {
         step: &mut Step,
     ) -> Result<(), GameError> {
         let effects = self.game.apply(Event { side, action, at: now })?;
-        // Clocks: eliminated sides stop; the next side's turn starts.
+        // Clocks: eliminated sides stop, charged for the turn they were
+        // thinking on (a flag leaves 0); the next side's turn starts.
+        let mut charged = false;
         for e in &effects {
             if let Effect::Eliminated(d) = e {
-                self.clocks.remove(d.side);
+                charged |= self.clocks.running() == Some(d.side);
+                self.clocks.remove(d.side, now);
                 self.absent_deadline[d.side.index()] = None;
             }
         }
         let finished = self.game.is_finished();
         if finished {
             if let Some(s) = self.clocks.running() {
-                self.clocks.remove(s);
+                charged = true;
+                self.clocks.remove(s, now);
+            }
+            // An abandonment that aborts the game: every other side whose
+            // grace is over as well is a no-show too (tournaments score them
+            // all as losses).
+            if let Some(r) = self.game.result()
+                && let engine::game::Ending::Aborted { by } = r.ending
+            {
+                let others = Side::ALL
+                    .into_iter()
+                    .filter(|&s| s != Side::from(by) && self.absent_deadline[s.index()].is_some_and(|d| d <= now));
+                let no_shows: Vec<Side> = std::iter::once(by.into()).chain(others).collect();
+                if no_shows.len() > 1 {
+                    self.verdict = Some(GameResult {
+                        no_shows,
+                        ..GameResult::from(r)
+                    });
+                }
             }
             self.absent_deadline = [None; 3];
         } else {
@@ -923,7 +951,7 @@ impl Room {
             wall_ms,
             spent_ms,
             lag_ms,
-            clocks: spent_ms.map(|_| (self.clocks.remaining(), self.clocks.periods_left())),
+            clocks: (spent_ms.is_some() || charged).then(|| (self.clocks.remaining(), self.clocks.periods_left())),
         }));
         let status = self.status(now);
         let mut moved = false;
@@ -964,7 +992,7 @@ impl Room {
                         self.push(step, Audience::All, GameEvent::State { status: status.clone() });
                     }
                     GameEvent::Finished {
-                        result: GameResult::from(&r),
+                        result: self.verdict.clone().unwrap_or_else(|| GameResult::from(&r)),
                     }
                 }
             };
@@ -977,7 +1005,7 @@ impl Room {
             self.phase = Phase::Finished;
             step.ops.push(Op::Phase {
                 phase: Phase::Finished,
-                result: self.game.result().map(GameResult::from),
+                result: self.result(),
                 wall_ms,
             });
         }
@@ -1036,8 +1064,13 @@ impl Room {
                 format!("an arbiter's reason has 1 to {MAX_REASON_CHARS} characters"),
             ));
         }
-        if self.phase == Phase::Finished {
-            return Err(err(ErrorCode::GameOver, "the game is over"));
+        // A finished game's result may be corrected (adjudicated anew), nothing else.
+        let correcting = self.phase == Phase::Finished;
+        if correcting && !matches!(action, ArbiterAction::Adjudicate { .. }) {
+            return Err(err(
+                ErrorCode::GameOver,
+                "the game is over: only its result can be corrected (adjudicate)",
+            ));
         }
         if self.phase == Phase::Open && action != ArbiterAction::Abort {
             return Err(err(ErrorCode::NotStarted, "the game has not started"));
@@ -1081,9 +1114,11 @@ impl Room {
                         "outcomes: one win and two losses, or draws for some and losses for the rest",
                     ));
                 }
+                // A side that left must lose — unless the result of a game over
+                // is being corrected (the arbiter may find the departure wrong).
                 if let Some(s) = Side::ALL
                     .into_iter()
-                    .find(|s| !live.contains((*s).into()) && outcomes[s.index()] != Outcome::Loss)
+                    .find(|s| !correcting && !live.contains((*s).into()) && outcomes[s.index()] != Outcome::Loss)
                 {
                     return Err(err(
                         ErrorCode::BadRequest,
@@ -1094,6 +1129,7 @@ impl Room {
                     ending: Ending::Adjudicated,
                     outcomes: outcomes.map(Some),
                     eliminations: self.game.departures().iter().map(|&d| d.into()).collect(),
+                    no_shows: Vec::new(),
                 });
             }
             ArbiterAction::Abort => {
@@ -1101,6 +1137,7 @@ impl Room {
                     ending: Ending::Annulled,
                     outcomes: [None; 3],
                     eliminations: self.game.departures().iter().map(|&d| d.into()).collect(),
+                    no_shows: Vec::new(),
                 });
             }
         }
@@ -1117,7 +1154,7 @@ impl Room {
         }));
         if verdict.is_some() {
             if let Some(s) = self.clocks.running() {
-                self.clocks.remove(s);
+                self.clocks.remove(s, now);
             }
             self.absent_deadline = [None; 3];
             self.paused = false;
@@ -1180,6 +1217,9 @@ impl Room {
                     "players cannot write to spectators during the game",
                 ));
             }
+            // After the game the spectators' channel is everyone's: players and
+            // watchers talk it over.
+            (Channel::Spectators, _) if self.phase == Phase::Finished => Audience::All,
             (Channel::Spectators, _) => Audience::Spectators,
         };
         let b = self.chat.entry(player.id.clone()).or_insert(Bucket {

@@ -6,8 +6,8 @@ use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use protocol::tournament::{
-    ArbiterAction, ArbiterEntry, ArbiterOutcome, ArbiterRequest, Board, CreateTournament, PairingSystem, Register,
-    Round, Standings, Tournament, TournamentStatus, Withdraw,
+    ArbiterAction, ArbiterEntry, ArbiterOutcome, ArbiterRequest, Board, CreateTournament, EditTournament,
+    OrganizerEntry, OrganizerReason, PairingSystem, Register, Round, Standings, Tournament, TournamentStatus, Withdraw,
 };
 use protocol::{ErrorCode, GameRecord};
 
@@ -22,9 +22,12 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/api/tournaments", post(create).get(list))
         .route("/api/tournaments/register", post(register))
-        .route("/api/tournaments/{id}", get(view))
+        .route("/api/tournaments/{id}", get(view).patch(edit).delete(delete))
+        .route("/api/tournaments/{id}/finish", post(finish))
+        .route("/api/tournaments/{id}/organizer-log", get(organizer_log))
         .route("/api/tournaments/{id}/check-in", post(check_in))
         .route("/api/tournaments/{id}/withdraw", post(withdraw))
+        .route("/api/tournaments/{id}/reinstate", post(reinstate))
         .route("/api/tournaments/{id}/rounds", post(pair).get(rounds))
         .route("/api/tournaments/{id}/rounds/{n}", get(round))
         .route("/api/tournaments/{id}/standings", get(standings))
@@ -106,6 +109,121 @@ async fn view(
 ) -> Result<Json<Tournament>, ApiError> {
     let l = Loaded::load(&s, &id).await?;
     Ok(Json(l.view(p.as_ref().map(|p| p.id.as_str()))))
+}
+
+/// An organizer's reason: 1 to 500 characters.
+fn check_reason(reason: &str) -> Result<(), ApiError> {
+    let n = reason.trim().chars().count();
+    if n == 0 || n > crate::room::core::MAX_REASON_CHARS {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            "a reason of 1 to 500 characters is needed",
+        ));
+    }
+    Ok(())
+}
+
+/// The tournament, if the player is its organizer.
+async fn as_organizer(s: &AppState, id: &str, p: &crate::store::Player) -> Result<Loaded, ApiError> {
+    let l = Loaded::load(s, id).await?;
+    if l.t.organizer != p.id {
+        return Err(ApiError::new(ErrorCode::Forbidden, "only the organizer may do this"));
+    }
+    Ok(l)
+}
+
+/// New settings before round 1 (organizer; logged with the reason).
+async fn edit(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Authed(p): Authed,
+    ApiJson(e): ApiJson<EditTournament>,
+) -> Result<Json<Tournament>, ApiError> {
+    check_reason(&e.reason)?;
+    let l = as_organizer(&s, &id, &p).await?;
+    if l.t.round > 0 {
+        return Err(state_error("round 1 is paired: the settings are fixed"));
+    }
+    let settings = settings_of(
+        e.settings,
+        s.config.grace.as_millis() as u64,
+        &s.config.clock_minimums,
+        wall_ms(),
+    )?;
+    match s.store.edit_tournament(&id, &settings, &p.id, e.reason.trim()).await {
+        Ok(()) => {}
+        Err(StoreError::Conflict) => return Err(state_error("round 1 is paired: the settings are fixed")),
+        Err(e) => return Err(e.into()),
+    }
+    tracing::info!(tournament = %id, by = %p.id, reason = %e.reason, "tournament edited");
+    Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
+}
+
+/// Deletes a tournament before round 1 (organizer; logged with the reason).
+async fn delete(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Authed(p): Authed,
+    ApiJson(r): ApiJson<OrganizerReason>,
+) -> Result<StatusCode, ApiError> {
+    check_reason(&r.reason)?;
+    let l = as_organizer(&s, &id, &p).await?;
+    if l.t.round > 0 {
+        return Err(state_error("round 1 is paired: finish the tournament instead"));
+    }
+    match s.store.delete_tournament(&id, &p.id, r.reason.trim()).await {
+        Ok(()) => {}
+        Err(StoreError::Conflict) => return Err(state_error("round 1 is paired: finish the tournament instead")),
+        Err(e) => return Err(e.into()),
+    }
+    tracing::info!(tournament = %id, by = %p.id, reason = %r.reason, "tournament deleted");
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Ends a tournament after the round in play (organizer; logged with the
+/// reason): for an event that fell below three players, or must stop early.
+async fn finish(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Authed(p): Authed,
+    ApiJson(r): ApiJson<OrganizerReason>,
+) -> Result<Json<Tournament>, ApiError> {
+    check_reason(&r.reason)?;
+    let l = as_organizer(&s, &id, &p).await?;
+    if l.t.round == 0 {
+        return Err(state_error("no round has been paired: delete the tournament instead"));
+    }
+    if l.status() == TournamentStatus::Finished {
+        return Err(state_error("the tournament is over"));
+    }
+    if !l.round_over() {
+        return Err(state_error(format!(
+            "round {} is not over: finish or adjudicate its games first",
+            l.t.round
+        )));
+    }
+    match s.store.finish_tournament(&id, &p.id, r.reason.trim()).await {
+        Ok(()) => {}
+        Err(StoreError::Conflict) => return Err(state_error("the tournament is over")),
+        Err(e) => return Err(e.into()),
+    }
+    tracing::info!(tournament = %id, by = %p.id, reason = %r.reason, "tournament finished by its organizer");
+    Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
+}
+
+/// What the organizer did to the tournament as a whole (also once deleted).
+async fn organizer_log(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<OrganizerEntry>>, ApiError> {
+    if id.len() > 64 {
+        return Err(not_found());
+    }
+    let log = s.store.organizer_log(&id).await?;
+    if log.is_empty() && s.store.tournament(&id).await?.is_none() {
+        return Err(not_found());
+    }
+    Ok(Json(log))
 }
 
 async fn register(
@@ -196,8 +314,45 @@ async fn withdraw(
     if l.status() == TournamentStatus::Finished {
         return Err(state_error("the tournament is over"));
     }
-    s.store.withdraw(&id, &who, l.t.round).await?;
-    tracing::info!(tournament = %id, player = %who, by = %p.id, "withdrawn");
+    if l.t.round == 0 {
+        // Before round 1 a withdrawal is simply taking the registration back.
+        s.store.unregister(&id, &who).await?;
+        tracing::info!(tournament = %id, player = %who, by = %p.id, "unregistered");
+    } else {
+        s.store.withdraw(&id, &who, l.t.round).await?;
+        tracing::info!(tournament = %id, player = %who, by = %p.id, "withdrawn");
+    }
+    Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
+}
+
+/// The organizer takes back a player's withdrawal: paired again from the next round.
+async fn reinstate(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Authed(p): Authed,
+    ApiJson(w): ApiJson<Withdraw>,
+) -> Result<Json<Tournament>, ApiError> {
+    let l = Loaded::load(&s, &id).await?;
+    if p.id != l.t.organizer {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            "only the organizer reinstates a player",
+        ));
+    }
+    let Some(who) = w.player else {
+        return Err(ApiError::new(ErrorCode::BadRequest, "name the player to reinstate"));
+    };
+    let Some(e) = l.entrants.iter().find(|e| e.player == who) else {
+        return Err(ApiError::new(ErrorCode::NotFound, "no such player in this tournament"));
+    };
+    if e.withdrawn_after.is_none() {
+        return Err(state_error("the player has not withdrawn"));
+    }
+    if l.status() == TournamentStatus::Finished {
+        return Err(state_error("the tournament is over"));
+    }
+    s.store.reinstate(&id, &who).await?;
+    tracing::info!(tournament = %id, player = %who, by = %p.id, "reinstated");
     Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
 }
 

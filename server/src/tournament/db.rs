@@ -1,7 +1,9 @@
 //! The tournament tables (migration `…_tournaments.sql`): plain SQL for
 //! Postgres and SQLite alike, like the rest of the store.
 
-use protocol::tournament::{ArbiterEntry, Board, TournamentSettings, TournamentStatus};
+use protocol::tournament::{
+    ArbiterEntry, Board, OrganizerAction, OrganizerEntry, TournamentSettings, TournamentStatus,
+};
 use protocol::{GameResult, GameSettings, Phase, Side};
 use sqlx::Row;
 
@@ -209,40 +211,58 @@ impl Store {
 
     /// Registers a player with the next seed; `Conflict` if registered already.
     pub async fn register(&self, tournament: &str, player: &str) -> Result<(), StoreError> {
-        // The seed is the next number; two registrations racing for it meet
-        // the unique constraint, and the loser tries again.
-        for _ in 0..5 {
-            let r = sqlx::query(
-                "INSERT INTO tournament_players (tournament_id, player_id, seed, checked_in, registered_ms) \
-                 VALUES ($1, $2, (SELECT COALESCE(MAX(seed), 0) + 1 FROM tournament_players WHERE tournament_id = $1), 0, $3)",
-            )
+        // The seed is the next number. Registrations take it one at a time:
+        // each first writes the tournament's row (a no-op update), which holds
+        // that row's lock until its commit (Postgres; SQLite has one writer),
+        // so the next one reads MAX(seed) only after the previous committed.
+        // Concurrent registrations therefore all succeed, in some order.
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("UPDATE tournaments SET round = round WHERE id = $1")
             .bind(tournament)
-            .bind(player)
-            .bind(wall_ms())
-            .execute(&self.pool)
-            .await;
-            match r {
-                Ok(_) => return Ok(()),
-                Err(sqlx::Error::Database(d)) if d.is_unique_violation() => {
-                    let exists =
-                        sqlx::query("SELECT 1 FROM tournament_players WHERE tournament_id = $1 AND player_id = $2")
-                            .bind(tournament)
-                            .bind(player)
-                            .fetch_optional(&self.pool)
-                            .await?;
-                    if exists.is_some() {
-                        return Err(StoreError::Conflict);
-                    }
-                }
-                Err(e) => return Err(e.into()),
+            .execute(&mut *tx)
+            .await?;
+        let r = sqlx::query(
+            "INSERT INTO tournament_players (tournament_id, player_id, seed, checked_in, registered_ms) \
+             VALUES ($1, $2, (SELECT COALESCE(MAX(seed), 0) + 1 FROM tournament_players WHERE tournament_id = $1), 0, $3)",
+        )
+        .bind(tournament)
+        .bind(player)
+        .bind(wall_ms())
+        .execute(&mut *tx)
+        .await;
+        match r {
+            Ok(_) => {
+                tx.commit().await?;
+                Ok(())
             }
+            Err(sqlx::Error::Database(d)) if d.is_unique_violation() => Err(StoreError::Conflict),
+            Err(e) => Err(e.into()),
         }
-        Err(StoreError::Conflict)
     }
 
     /// Marks a player checked in.
     pub async fn check_in(&self, tournament: &str, player: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE tournament_players SET checked_in = 1 WHERE tournament_id = $1 AND player_id = $2")
+            .bind(tournament)
+            .bind(player)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Takes back a registration (before round 1: nothing refers to it yet).
+    pub async fn unregister(&self, tournament: &str, player: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM tournament_players WHERE tournament_id = $1 AND player_id = $2")
+            .bind(tournament)
+            .bind(player)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Takes back a withdrawal: the player is paired again from the next round.
+    pub async fn reinstate(&self, tournament: &str, player: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE tournament_players SET withdrawn_after = NULL WHERE tournament_id = $1 AND player_id = $2")
             .bind(tournament)
             .bind(player)
             .execute(&self.pool)
@@ -444,6 +464,123 @@ impl Store {
         .await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Writes a line of the organizer log.
+    async fn log_organizer(
+        tx: &mut sqlx::AnyConnection,
+        tournament: &str,
+        by: &str,
+        action: OrganizerAction,
+        reason: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO tournament_log (tournament_id, wall_ms, by_player, action, reason) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(tournament)
+        .bind(wall_ms())
+        .bind(by)
+        .bind(match action {
+            OrganizerAction::Finish => "finish",
+            OrganizerAction::Edit => "edit",
+            OrganizerAction::Delete => "delete",
+        })
+        .bind(reason)
+        .execute(&mut *tx)
+        .await?;
+        Ok(())
+    }
+
+    /// Ends a tournament now (logged). `Conflict` if it is finished already.
+    pub async fn finish_tournament(&self, tournament: &str, by: &str, reason: &str) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query("UPDATE tournaments SET status = 'finished' WHERE id = $1 AND status <> 'finished'")
+            .bind(tournament)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() != 1 {
+            return Err(StoreError::Conflict);
+        }
+        Self::log_organizer(&mut tx, tournament, by, OrganizerAction::Finish, reason).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// New settings before round 1 (logged). `Conflict` once round 1 is paired.
+    pub async fn edit_tournament(
+        &self,
+        tournament: &str,
+        settings: &TournamentSettings,
+        by: &str,
+        reason: &str,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query("UPDATE tournaments SET settings = $1 WHERE id = $2 AND round = 0")
+            .bind(to_json(settings))
+            .bind(tournament)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() != 1 {
+            return Err(StoreError::Conflict);
+        }
+        Self::log_organizer(&mut tx, tournament, by, OrganizerAction::Edit, reason).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Deletes a tournament before round 1 with its registrations (logged).
+    /// `Conflict` once round 1 is paired.
+    pub async fn delete_tournament(&self, tournament: &str, by: &str, reason: &str) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        // Taking the row's lock first: a round being paired meanwhile either
+        // went first (round > 0: refused) or waits and finds no tournament.
+        let locked = sqlx::query("UPDATE tournaments SET round = round WHERE id = $1 AND round = 0")
+            .bind(tournament)
+            .execute(&mut *tx)
+            .await?;
+        if locked.rows_affected() != 1 {
+            return Err(StoreError::Conflict);
+        }
+        sqlx::query("DELETE FROM tournament_players WHERE tournament_id = $1")
+            .bind(tournament)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM tournaments WHERE id = $1")
+            .bind(tournament)
+            .execute(&mut *tx)
+            .await?;
+        Self::log_organizer(&mut tx, tournament, by, OrganizerAction::Delete, reason).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The organizer log of a tournament (deleted ones too), oldest first.
+    pub async fn organizer_log(&self, tournament: &str) -> Result<Vec<OrganizerEntry>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT l.by_player, p.name, l.action, l.reason, l.wall_ms FROM tournament_log l \
+             JOIN players p ON p.id = l.by_player WHERE l.tournament_id = $1 ORDER BY l.wall_ms",
+        )
+        .bind(tournament)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                let action: String = r.try_get("action")?;
+                Ok(OrganizerEntry {
+                    tournament: tournament.to_owned(),
+                    by: r.try_get("by_player")?,
+                    by_name: r.try_get("name")?,
+                    action: match action.as_str() {
+                        "finish" => OrganizerAction::Finish,
+                        "edit" => OrganizerAction::Edit,
+                        "delete" => OrganizerAction::Delete,
+                        _ => return Err(corrupt("organizer action", &action)),
+                    },
+                    reason: r.try_get("reason")?,
+                    wall_ms: r.try_get("wall_ms")?,
+                })
+            })
+            .collect()
     }
 
     /// The arbiter log of a tournament, oldest first.

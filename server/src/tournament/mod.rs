@@ -213,10 +213,36 @@ impl Loaded {
         } else {
             self.t.round.saturating_sub(1)
         };
+        // A round robin ranks each group on its own: groups of different
+        // sizes play different numbers of games and have different byes, so
+        // one table across groups would let byes buy places.
+        let ranked: Vec<(usize, u32)> = if matches!(self.t.settings.pairing, PairingSystem::RoundRobin { .. })
+            && self.entrants.iter().any(|e| e.group.is_some())
+        {
+            let mut groups: Vec<Option<u32>> = self.entrants.iter().map(|e| e.group).collect();
+            groups.sort_unstable_by_key(|g| (g.is_none(), *g));
+            groups.dedup();
+            groups
+                .into_iter()
+                .flat_map(|g| {
+                    let members: Vec<usize> = (0..self.entrants.len())
+                        .filter(|&i| self.entrants[i].group == g)
+                        .collect();
+                    let t: Vec<Totals> = members.iter().map(|&i| totals[i].clone()).collect();
+                    let sd: Vec<u32> = members.iter().map(|&i| seeds[i]).collect();
+                    standings::ranking(&t, &sd)
+                        .into_iter()
+                        .map(|(k, rank)| (members[k], rank))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        } else {
+            standings::ranking(&totals, &seeds)
+        };
         Standings {
             tournament: self.t.id.clone(),
             round: done,
-            standings: standings::ranking(&totals, &seeds)
+            standings: ranked
                 .into_iter()
                 .map(|(i, rank)| {
                     let e = &self.entrants[i];
@@ -233,6 +259,7 @@ impl Loaded {
                         byes: x.byes,
                         seats: x.seats,
                         withdrawn: e.withdrawn_after.is_some(),
+                        group: e.group,
                     }
                 })
                 .collect(),
@@ -637,13 +664,13 @@ pub async fn repair_table(s: &AppState, l: &Loaded, old: &GameRow) -> Result<Str
 
 /// The standings as CSV: a header line, then one line per player.
 pub fn standings_csv(st: &Standings) -> String {
-    let mut out = String::from("rank,player,name,points,survival,opponents,wins,games,byes,w,b,y,withdrawn\n");
+    let mut out = String::from("rank,player,name,points,survival,opponents,wins,games,byes,w,b,y,withdrawn,group\n");
     for r in &st.standings {
         // Names are letters, digits, '_' and '-' (accounts) or guest-…: no quoting
         // needed, but quote anyway so any name stays one field.
         let name = format!("\"{}\"", r.name.replace('"', "\"\""));
         out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             r.rank,
             r.player,
             name,
@@ -656,7 +683,8 @@ pub fn standings_csv(st: &Standings) -> String {
             r.seats[0],
             r.seats[1],
             r.seats[2],
-            r.withdrawn
+            r.withdrawn,
+            r.group.map_or(String::new(), |g| g.to_string())
         ));
     }
     out

@@ -5,7 +5,7 @@
 //! Players are indices `0..n` into the caller's list. The caller orders that
 //! list by the standings (best first) for Swiss.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// What pairing needs to know of one player.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -18,14 +18,14 @@ pub struct History {
     pub seats: [u32; 3],
 }
 
-/// Who met whom (unordered pairs of indices).
+/// Who met whom, and how often (unordered pairs of indices).
 #[derive(Clone, Debug, Default)]
-pub struct Met(HashSet<(usize, usize)>);
+pub struct Met(HashMap<(usize, usize), u32>);
 
 impl Met {
-    /// Records that `a` and `b` sat at one table.
+    /// Records that `a` and `b` sat at one table (once more).
     pub fn add(&mut self, a: usize, b: usize) {
-        self.0.insert((a.min(b), a.max(b)));
+        *self.0.entry((a.min(b), a.max(b))).or_default() += 1;
     }
 
     /// Records a whole table.
@@ -35,14 +35,22 @@ impl Met {
         self.add(t[1], t[2]);
     }
 
-    /// Whether `a` and `b` met.
-    pub fn met(&self, a: usize, b: usize) -> bool {
-        self.0.contains(&(a.min(b), a.max(b)))
+    /// How often `a` and `b` met.
+    pub fn times(&self, a: usize, b: usize) -> u32 {
+        self.0.get(&(a.min(b), a.max(b))).copied().unwrap_or(0)
     }
 
-    /// Pairs of the table that met before.
+    /// Whether `a` and `b` met.
+    pub fn met(&self, a: usize, b: usize) -> bool {
+        self.times(a, b) > 0
+    }
+
+    /// What seating the table again costs in repeats, weighed by how often
+    /// each pair met: a pair that met `k` times costs `k²` (so meeting a third
+    /// time costs 4, more than two other pairs meeting a second time each).
     pub fn repeats(&self, t: [usize; 3]) -> u32 {
-        u32::from(self.met(t[0], t[1])) + u32::from(self.met(t[0], t[2])) + u32::from(self.met(t[1], t[2]))
+        let w = |a, b| self.times(a, b).pow(2);
+        w(t[0], t[1]) + w(t[0], t[2]) + w(t[1], t[2])
     }
 }
 
@@ -290,6 +298,8 @@ pub fn round_robin(group: &[usize]) -> Vec<Vec<[usize; 3]>> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use proptest::prelude::*;
 
     use super::*;
@@ -316,7 +326,7 @@ mod tests {
             let mut m = Met::default();
             for (i, &a) in order.iter().enumerate() {
                 for (j, &b) in order.iter().enumerate() {
-                    if i < j && met.met(a, b) {
+                    for _ in 0..if i < j { met.times(a, b) } else { 0 } {
                         m.add(i, j);
                     }
                 }
@@ -374,6 +384,22 @@ mod tests {
         assert_eq!(repeats, 0);
         let (_, _, repeats) = run_swiss(10, 4, |r, t| (r + t[0]) % 3);
         assert_eq!(repeats, 0);
+    }
+
+    #[test]
+    fn repeats_are_weighed_by_how_often_a_pair_met() {
+        // 6 players over 5 rounds: 10 meetings each, 5 possible opponents —
+        // every pair meets about twice. Counted only as met / not met, the
+        // leaders met in all 5 rounds (or 4); weighed, no pair meets a fourth
+        // time (points still come first: the leaders meet more than others).
+        for winner in [|_, _| 0, |r, _| r % 3, |_, t: [usize; 3]| t[0] % 3] {
+            let (_, met, _) = run_swiss(6, 5, winner);
+            let most = (0..6)
+                .flat_map(|a| (a + 1..6).map(move |b| (a, b)))
+                .map(|(a, b)| met.times(a, b))
+                .max();
+            assert!(most <= Some(3), "a pair met {most:?} times");
+        }
     }
 
     #[test]

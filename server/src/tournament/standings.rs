@@ -27,8 +27,10 @@ fn rank(o: Outcome) -> u8 {
 /// for nothing (annulled by the arbiter, or not over).
 ///
 /// A game aborted under the normal rules (a side left before 3 completed
-/// rounds — a no-show) counts as a loss with 0 survival for the side that
-/// left and a draw with 1 survival for the other two.
+/// rounds — a no-show) counts as a loss with 0 survival for every no-show
+/// (the side that left, and any other whose grace was over too) and a draw
+/// with 1 survival for each side that came: whoever came never scores less
+/// than whoever did not.
 pub fn score_game(r: &GameResult) -> Option<[SideScore; 3]> {
     let order: Vec<usize> = r.eliminations.iter().map(|d| d.side.index()).collect();
     let outcomes: [Outcome; 3] = match (r.ending, r.outcomes) {
@@ -39,10 +41,12 @@ pub fn score_game(r: &GameResult) -> Option<[SideScore; 3]> {
                 outcome: Outcome::Draw,
                 survival: 1,
             }; 3];
-            s[by.index()] = SideScore {
-                outcome: Outcome::Loss,
-                survival: 0,
-            };
+            for absent in r.no_shows.iter().chain([&by]) {
+                s[absent.index()] = SideScore {
+                    outcome: Outcome::Loss,
+                    survival: 0,
+                };
+            }
             return Some(s);
         }
         _ => return None,
@@ -192,6 +196,7 @@ mod tests {
             ending: Ending::LastStanding { winner },
             outcomes,
             eliminations: vec![dep(order[0], 0), dep(order[1], 4)],
+            no_shows: vec![],
         }
     }
 
@@ -210,6 +215,7 @@ mod tests {
             },
             outcomes: [Some(Outcome::Draw); 3],
             eliminations: vec![],
+            no_shows: vec![],
         };
         assert_eq!(score_game(&three).unwrap().map(|x| x.survival), [0, 0, 0]);
         let two = GameResult {
@@ -218,6 +224,7 @@ mod tests {
             },
             outcomes: [Some(Outcome::Loss), Some(Outcome::Draw), Some(Outcome::Draw)],
             eliminations: vec![dep(Side::W, 60)],
+            no_shows: vec![],
         };
         assert_eq!(score_game(&two).unwrap().map(|x| x.survival), [0, 1, 1]);
     }
@@ -228,6 +235,7 @@ mod tests {
             ending: Ending::DrawOfferRule { winner: Side::Y },
             outcomes: [Some(Outcome::Loss), Some(Outcome::Loss), Some(Outcome::Win)],
             eliminations: vec![dep(Side::W, 90), dep(Side::B, 90)],
+            no_shows: vec![],
         };
         assert_eq!(score_game(&r).unwrap().map(|x| x.survival), [0, 0, 2]);
     }
@@ -238,20 +246,36 @@ mod tests {
             ending: Ending::Adjudicated,
             outcomes: [Some(Outcome::Win), Some(Outcome::Loss), Some(Outcome::Loss)],
             eliminations: vec![dep(Side::Y, 30)],
+            no_shows: vec![],
         };
         assert_eq!(score_game(&adj).unwrap().map(|x| x.survival), [2, 1, 0]);
         let aborted = GameResult {
             ending: Ending::Aborted { by: Side::B },
             outcomes: [None; 3],
             eliminations: vec![],
+            no_shows: vec![],
         };
         let s = score_game(&aborted).unwrap();
         assert_eq!(s.map(|x| x.survival), [1, 0, 1]);
         assert_eq!(s.map(|x| x.outcome), [Outcome::Draw, Outcome::Loss, Outcome::Draw]);
+        // Every no-show loses: one came, or nobody did.
+        let (d, l) = (Outcome::Draw, Outcome::Loss);
+        for (no_shows, outcomes, survival) in [
+            (vec![Side::B, Side::Y], [d, l, l], [1, 0, 0]),
+            (vec![Side::B, Side::W, Side::Y], [l, l, l], [0, 0, 0]),
+        ] {
+            let s = score_game(&GameResult {
+                no_shows,
+                ..aborted.clone()
+            })
+            .unwrap();
+            assert_eq!((s.map(|x| x.outcome), s.map(|x| x.survival)), (outcomes, survival));
+        }
         let annulled = GameResult {
             ending: Ending::Annulled,
             outcomes: [None; 3],
             eliminations: vec![],
+            no_shows: vec![],
         };
         assert_eq!(score_game(&annulled), None);
     }
@@ -264,6 +288,7 @@ mod tests {
             },
             outcomes: [Some(Outcome::Draw); 3],
             eliminations: vec![],
+            no_shows: vec![],
         }
     }
 

@@ -29,11 +29,15 @@ const r3 = (v) => Math.round(v * 1000) / 1000;
 export class Board {
   /**
    * @param {HTMLElement} host where the SVG goes
-   * @param {object} opts {onMove(from, to), variant (default sanguo), fade}
+   * @param {object} opts {onMove(from, to), onRefused(from, to), variant (default sanguo), fade}:
+   *   a legal move made; an attempt that is not in the legal list (`from` null: a click on
+   *   a board that takes no move now), so that the page can say why
    */
   constructor(host, opts = {}) {
     this.host = host;
     this.onMove = opts.onMove || (() => {});
+    this.onRefused = opts.onRefused || (() => {});
+    this.mover = null; // whose pieces may be picked up (even without a legal move, to learn why)
     this.fade = opts.fade !== false; // an eliminated side's pieces fade out (not when jumping in a replay)
     this.desc = boardOf(opts.variant);
     this.points = this.desc.points;
@@ -61,6 +65,9 @@ export class Board {
     this.gPoints = el('g', { class: 'points' }, this.svg);
     this.gPieces = el('g', { class: 'pieces' }, this.svg);
     this.gDest = el('g', { class: 'dests' }, this.svg);
+    this.gCoords = el('g', { class: 'coords' }, this.svg);
+    this.coords = false;
+    this.recent = []; // each opponent's last move since the viewer's own: [{from, to, side}]
     this.drag = null;
     this.svg.addEventListener('pointerdown', (e) => this.pointerDown(e));
     this.svg.addEventListener('pointermove', (e) => this.pointerMove(e));
@@ -97,6 +104,23 @@ export class Board {
     this.view = side;
     this.drawBoard();
     this.renderPieces();
+    this.renderCoords();
+  }
+
+  /** Shows or hides every point's name, as the move list writes it (W52, O, …). */
+  setCoords(on) {
+    this.coords = !!on;
+    this.svg.dataset.coords = String(this.coords);
+    this.renderCoords();
+  }
+
+  renderCoords() {
+    this.gCoords.replaceChildren();
+    if (!this.coords) return;
+    for (const p of this.points) {
+      const [x, y] = this.screen(p.x, p.y);
+      el('text', { x: r3(x + 0.2 * S), y: r3(y + 0.36 * S), class: 'coord', 'data-coord': p.name }, this.gCoords).textContent = p.name;
+    }
   }
 
   drawBoard() {
@@ -161,7 +185,7 @@ export class Board {
   }
 
   /** Sets what to show. */
-  update({ placement, legal, last, checked, interactive }) {
+  update({ placement, legal, last, recent, checked, interactive, mover }) {
     this.animate = null;
     if (placement) {
       const old = this.placement;
@@ -185,20 +209,24 @@ export class Board {
     }
     if (legal) this.legal = legal;
     if (last !== undefined) this.last = last;
+    if (recent !== undefined) this.recent = recent;
     if (checked) this.checked = checked;
     if (interactive !== undefined) this.interactive = interactive;
-    if (this.selected && !(this.interactive && this.legal.has(this.selected))) this.selected = null;
+    if (mover !== undefined) this.mover = mover;
+    if (this.selected && !(this.interactive && this.selectable(this.selected))) this.selected = null;
     this.renderPieces();
     this.renderMarks();
   }
 
   renderMarks() {
     this.gMarks.replaceChildren();
-    if (this.last) {
-      for (const [n, cls] of [[this.last.from, 'last-from'], [this.last.to, 'last-to']]) {
+    // every opponent's move since the viewer's own (or just the last move), tinted by its side
+    const shown = this.recent && this.recent.length ? this.recent : this.last ? [this.last] : [];
+    for (const m of shown) {
+      for (const [n, cls] of [[m.from, 'last-from'], [m.to, 'last-to']]) {
         if (!this.byName.has(n)) continue;
         const [x, y] = this.pt(n);
-        el('rect', { x: x - 0.48 * S, y: y - 0.48 * S, width: 0.96 * S, height: 0.96 * S, rx: 4, class: `mark ${cls}` }, this.gMarks);
+        el('rect', { x: x - 0.48 * S, y: y - 0.48 * S, width: 0.96 * S, height: 0.96 * S, rx: 4, class: `mark ${cls}${m.side ? ` by-${m.side}` : ''}`, 'data-by': m.side || null }, this.gMarks);
       }
     }
     for (const [pt, p] of this.placement) {
@@ -273,6 +301,13 @@ export class Board {
     this.renderMarks();
   }
 
+  /** A piece that may be picked up: one with legal moves, or any of the mover's. */
+  selectable(name) {
+    if (this.legal.has(name)) return true;
+    const p = this.placement.get(name);
+    return !!(p && this.mover && p.side === this.mover);
+  }
+
   tryMove(from, to) {
     if ((this.legal.get(from) || []).includes(to)) {
       this.selected = null;
@@ -283,12 +318,26 @@ export class Board {
   }
 
   pointerDown(e) {
-    if (!this.interactive) return;
     const hit = this.pointAt(e);
+    if (!this.interactive) {
+      if (hit && hit.name && this.placement.has(hit.name)) this.onRefused(null, hit.name);
+      return;
+    }
     if (!hit || !hit.name) return;
     e.preventDefault();
     if (this.selected && this.tryMove(this.selected, hit.name)) return;
-    if (this.legal.has(hit.name)) {
+    if (this.selected && this.selected !== hit.name && !this.selectable(hit.name)) {
+      // a destination the piece may not go to: say why
+      const from = this.selected;
+      this.select(null);
+      this.onRefused(from, hit.name);
+      return;
+    }
+    if (!this.selected && this.placement.has(hit.name) && !this.selectable(hit.name)) {
+      this.onRefused(null, hit.name); // another side's piece
+      return;
+    }
+    if (this.selectable(hit.name)) {
       const wasSelected = this.selected === hit.name;
       this.select(hit.name);
       const g = this.gPieces.querySelector(`[data-at="${hit.name}"]`);
@@ -329,6 +378,10 @@ export class Board {
     const hit = this.pointAt(e);
     if (hit && hit.name && this.tryMove(d.from, hit.name)) return;
     this.renderPieces();
+    if (hit && hit.name && hit.name !== d.from) {
+      this.select(null);
+      this.onRefused(d.from, hit.name);
+    }
   }
 
   cancelDrag() {

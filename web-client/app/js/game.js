@@ -5,10 +5,11 @@
 
 import { Board } from './board.js';
 import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
-import { t, sideName } from './i18n.js';
+import { t, sideName, errorText } from './i18n.js';
 import { api, currentSession, wsUrl, ApiError } from './api.js';
-import { playMove } from './sound.js';
-import { h, clear, formatClock, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
+import { play, playMove } from './sound.js';
+import { refusalText, ruleLinkText } from './refusal.js';
+import { h, clear, formatClock, clockFace, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
 
 const PROTOCOL = 1;
 
@@ -83,12 +84,26 @@ export function mountGame(root, id, { seat } = {}) {
   const inviteEl = h('div', { id: 'invite' });
   const actionsEl = h('div', { class: 'actions', id: 'actions' });
   const confirmEl = h('div', { id: 'confirm' });
-  const movesEl = h('div', { class: 'movelist', id: 'movelist' });
+  const movesEl = h('div', { class: 'movelist clickable', id: 'movelist' });
+  // Browsing the moves during the game: the board shows an earlier position until "back to the game".
+  const browseEl = h('div', { class: 'actions', id: 'browse-bar', hidden: true });
   const chatLog = h('div', { class: 'chat-log', id: 'chat-log' });
   const chatInput = h('input', { id: 'chat-input', maxlength: '500', autocomplete: 'off' });
-  const chatForm = h('form', { class: 'chat-form', id: 'chat-form' }, chatInput, h('button', { type: 'submit' }, t('send')));
+  // after the game a player chooses: the other players, or the spectators (everyone)
+  const chatChannelSel = h('select', { id: 'chat-channel', hidden: true }, h('option', { value: 'spectators' }, t('chatSpectators')), h('option', { value: 'players' }, t('chatPlayers')));
+  const chatForm = h('form', { class: 'chat-form', id: 'chat-form' }, chatChannelSel, chatInput, h('button', { type: 'submit' }, t('send')));
   const chatTitle = h('h2', {}, t('chat'));
   const flipBtn = h('button', { type: 'button', class: 'small', id: 'flip-btn' }, '⟳ ' + t('flip'));
+  const coordsBtn = h('button', { type: 'button', class: 'small', id: 'coords-btn', 'aria-pressed': 'false' }, t('coords'));
+  // phones: a bigger board in a scrolling frame, so that points are a finger apart
+  const zoomBtn = h('button', { type: 'button', class: 'small', id: 'zoom-btn', 'aria-pressed': 'false' }, '⊕ ' + t('zoom'));
+  zoomBtn.addEventListener('click', () => {
+    const on = !boardWrap.classList.contains('zoomed');
+    boardWrap.classList.toggle('zoomed', on);
+    zoomBtn.setAttribute('aria-pressed', String(on));
+    // start at the viewer's own side (the bottom middle)
+    if (on) boardWrap.scrollTo({ left: (boardWrap.scrollWidth - boardWrap.clientWidth) / 2, top: boardWrap.scrollHeight });
+  });
   const gameEl = h(
     'div',
     { class: 'game', id: 'game', 'data-game': id },
@@ -96,7 +111,7 @@ export function mountGame(root, id, { seat } = {}) {
     h(
       'div',
       { class: 'panel' },
-      h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby')), h('span', { class: 'spacer' }), flipBtn),
+      h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby')), h('span', { class: 'spacer' }), zoomBtn, coordsBtn, flipBtn),
       statusLine,
       clocksEl,
       notesEl,
@@ -104,15 +119,24 @@ export function mountGame(root, id, { seat } = {}) {
       actionsEl,
       confirmEl,
       h('h2', {}, t('moves')),
+      browseEl,
       movesEl,
       h('div', { class: 'chat-box' }, chatTitle, chatLog, chatForm),
     ),
   );
   root.appendChild(gameEl);
 
-  const board = new Board(boardWrap, { onMove: (from, to) => sendMove(from, to) });
+  const board = new Board(boardWrap, { onMove: (from, to) => sendMove(from, to), onRefused: (from, to) => explainRefusal(from, to) });
 
   flipBtn.addEventListener('click', () => board.setView(SIDES[(SIDES.indexOf(board.view) + 1) % 3]));
+  // point names on the board, as the move list writes them (remembered)
+  const setCoords = (on) => {
+    board.setCoords(on);
+    coordsBtn.setAttribute('aria-pressed', String(on));
+    localStorage.setItem('sanguo.coords', on ? '1' : '0');
+  };
+  setCoords(localStorage.getItem('sanguo.coords') === '1');
+  coordsBtn.addEventListener('click', () => setCoords(!board.coords));
 
   chatForm.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -139,12 +163,30 @@ export function mountGame(root, id, { seat } = {}) {
         if (e instanceof ApiError && e.code === 'seat_taken') st.error = t('seatTaken');
         else if (e instanceof ApiError && e.code === 'already_seated') st.error = null;
         else if (e instanceof ApiError && e.code === 'not_found') st.error = t('notFound');
-        else st.error = t('errorPrefix') + e.message;
+        else st.error = errorText(e);
+      }
+    }
+    // A wrong link: say so and lead back, instead of reconnecting forever.
+    try {
+      await api.game(id);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) {
+        noSuchGame();
+        return;
       }
     }
     connect();
     tick = setInterval(renderClocks, 100);
     window.addEventListener('online', onOnline);
+  }
+
+  function noSuchGame() {
+    destroyed = true;
+    gameEl.dataset.missing = 'true';
+    clear(gameEl);
+    gameEl.appendChild(
+      h('section', { class: 'card', id: 'no-such-game' }, h('h2', {}, t('notFound')), h('p', {}, t('notFoundHelp')), h('p', {}, h('a', { href: '#/', id: 'back-to-lobby', class: 'button' }, t('toLobby')))),
+    );
   }
 
   // the network came back: do not wait for the backoff
@@ -257,24 +299,40 @@ export function mountGame(root, id, { seat } = {}) {
     if (msg.code === 'unsupported_protocol' || (msg.code === 'unauthorized' && !st.role)) {
       // reconnecting would not help: say so and stop
       destroyed = true;
-      banner(t('errorPrefix') + (msg.message || msg.code) + (msg.code === 'unauthorized' ? ' — reload' : ''));
+      banner(errorText(msg));
       if (msg.code === 'unauthorized') localStorage.removeItem('sanguo.session');
       return;
     }
-    note('bad', t('errorPrefix') + (msg.message || msg.code), 6000);
+    note('bad', errorText(msg), 6000);
     if (['illegal_move', 'stale_move', 'not_your_turn', 'bad_move', 'duplicate_move'].includes(msg.code)) {
       render(); // undo the optimistic move
     }
   }
 
   // ---- state --------------------------------------------------------------
+  // The chat so far (a snapshot has none): the lines this viewer may read, from the record.
+  function loadChat() {
+    const mark = st.chat.length; // lines that arrive meanwhile are kept
+    api
+      .record(id)
+      .then((r) => {
+        const player = st.role === 'player';
+        const finished = st.game && st.game.phase === 'finished';
+        const lines = (r.chat || []).filter((c) => (c.channel === 'players' ? player : !player || finished));
+        st.chat = [...lines, ...st.chat.slice(mark)];
+        renderChat();
+      })
+      .catch(() => {});
+  }
+
   function applySnapshot(snap) {
+    loadChat();
     st.game = snap;
     st.v = snap.v;
     st.clockAt = performance.now();
     const last = snap.moves[snap.moves.length - 1];
     st.lastMove = last ? splitMove(last) : null;
-    st.checks = [];
+    st.checks = snap.status.in_check || [];
     st.departures = snap.result ? [...snap.result.eliminations] : [...(snap.departures || [])];
     render();
     if (snap.moves.some((_, i) => !st.moveSides[i])) {
@@ -300,6 +358,7 @@ export function mountGame(root, id, { seat } = {}) {
 
   function setStatus(status) {
     st.game.status = status;
+    st.checks = status.in_check || [];
     st.clockAt = performance.now();
   }
 
@@ -321,9 +380,10 @@ export function mountGame(root, id, { seat } = {}) {
         g.moves.push(ev.mv);
         st.moveSides[ev.ply] = ev.side;
         st.lastMove = { ...splitMove(ev.mv), side: ev.side };
-        st.checks = ev.checks || [];
         setStatus(ev.status);
-        playMove(!!ev.captured);
+        if ((ev.status.in_check || []).length) play('check');
+        else playMove(!!ev.captured);
+        st.lowWarned = false;
         break;
       case 'warned':
         note('warn', t('warned', { side: sideName(ev.side), request: t(`request_${ev.request}`) }), 15000);
@@ -354,6 +414,7 @@ export function mountGame(root, id, { seat } = {}) {
         note('warn', t('arbiterNote', { by: ev.by, action: t(`arbiter_${ev.action.kind}`), reason: ev.reason }), 15000);
         break;
       case 'finished':
+        play('end');
         g.phase = 'finished';
         g.result = ev.result;
         st.departures = [...ev.result.eliminations];
@@ -401,9 +462,56 @@ export function mountGame(root, id, { seat } = {}) {
     board.update({ placement, legal: new Map(), last: { from, to }, interactive: false });
   }
 
+  // A move the board would not take: the engine's reason, from the server.
+  let explainSeq = 0;
+  async function explainRefusal(from, to) {
+    if (!isLive() || !mySide() || !st.game.status.live.includes(mySide())) return;
+    const s = st.game.status;
+    if (s.turn !== mySide()) {
+      showRefusal({ code: 'not_your_turn', params: { turn: s.turn } });
+      return;
+    }
+    if (!from) {
+      const p = parsePlacement(s.position).get(to);
+      if (p) showRefusal({ code: 'not_your_piece', params: { piece: `${p.side}${p.piece}`, owner: p.side, turn: s.turn } });
+      return;
+    }
+    const seq = ++explainSeq;
+    try {
+      const ex = await api.explain(id, `${from}-${to}`);
+      if (seq === explainSeq && ex.refusal) showRefusal(ex.refusal);
+    } catch {
+      /* the reason is a help, not a must */
+    }
+  }
+
+  function showRefusal(refusal) {
+    const { text, rule } = refusalText(refusal);
+    st.notes = st.notes.filter((n) => n.id !== 'refusal');
+    // the rule it cites, on the rules page (a new tab: the game stays open)
+    const link = rule ? h('a', { href: `#/rules/${rule}`, target: '_blank', class: 'rule-link', 'data-rule': rule }, ruleLinkText()) : null;
+    st.notes.push({ cls: 'bad', text, link, until: performance.now() + 12000, id: 'refusal', code: refusal.code });
+    renderNotes();
+  }
+
   function chatChannel() {
     if (st.role === 'player' && !(st.game && st.game.phase === 'finished')) return 'players';
-    return st.role === 'player' && st.game && st.game.settings.players_chat ? 'players' : 'spectators';
+    if (st.role === 'player' && st.game && st.game.settings.players_chat) return chatChannelSel.value;
+    return 'spectators';
+  }
+
+  /** A player's view: each move played since its own last one (its opponents' replies). */
+  function recentMoves() {
+    const me = mySide();
+    const g = st.game;
+    if (!me || !g) return [];
+    const out = [];
+    for (let i = g.moves.length - 1; i >= 0 && out.length < 2; i--) {
+      const side = st.moveSides[i];
+      if (!side || side === me) break;
+      out.unshift({ ...splitMove(g.moves[i]), side });
+    }
+    return out;
   }
 
   // ---- rendering ----------------------------------------------------------
@@ -411,6 +519,8 @@ export function mountGame(root, id, { seat } = {}) {
     const g = st.game;
     if (!g) return;
     const s = g.status;
+    // the tab says when it is your move
+    document.title = myTurn() ? `● ${t('yourTurn')} · ${t('title')}` : `${t('title')} · Sanguo`;
     gameEl.dataset.phase = g.phase;
     gameEl.dataset.paused = String(!!s.paused);
     gameEl.dataset.ply = String(s.ply);
@@ -426,7 +536,16 @@ export function mountGame(root, id, { seat } = {}) {
         legal.get(from).push(to);
       }
     }
-    board.update({ placement: parsePlacement(s.position), legal, last: st.lastMove, checks: undefined, checked: st.checks, interactive: myTurn() });
+    if (st.browse != null && st.browsePositions) {
+      const n = st.browse;
+      const m = n > 0 ? splitMove(g.moves[n - 1]) : null;
+      board.update({ placement: st.browsePositions[n], legal: new Map(), last: m, recent: [], checked: [], interactive: false, mover: null });
+      gameEl.dataset.browse = String(n);
+    } else {
+      delete gameEl.dataset.browse;
+      board.update({ placement: parsePlacement(s.position), legal, last: st.lastMove, recent: recentMoves(), checks: undefined, checked: st.checks, interactive: myTurn(), mover: myTurn() ? mySide() : null });
+    }
+    renderBrowse();
     // status line
     let line;
     if (g.phase === 'open') line = t('waitingPlayers');
@@ -482,17 +601,14 @@ export function mountGame(root, id, { seat } = {}) {
       const e = clockEls[side];
       if (!c || !e) return;
       const run = c.running && g.phase === 'live' ? elapsed : 0;
-      let main = c.remaining_ms - (c.in_byoyomi ? 0 : run);
+      const face = clockFace(c, tc, run);
+      const main = face.ms;
       let extraText = '';
-      let low = false;
-      if (c.in_byoyomi || (main <= 0 && tc.byoyomi)) {
-        const spentInto = c.in_byoyomi ? run : -main;
-        const periodLeft = (c.period_left_ms != null ? c.period_left_ms : tc.byoyomi ? tc.byoyomi.period_ms : 0) - (c.in_byoyomi ? run : spentInto);
-        main = Math.max(0, periodLeft);
-        extraText = t('byoyomi', { periods: c.periods_left });
+      let low;
+      if (face.byoyomi) {
+        extraText = t('byoyomi', { periods: face.periods });
         low = main < 10000;
       } else {
-        main = Math.max(0, main);
         low = main < 30000;
       }
       let timeText = formatClock(main);
@@ -505,6 +621,10 @@ export function mountGame(root, id, { seat } = {}) {
       }
       e.time.textContent = timeText;
       e.time.classList.toggle('low', low && c.running);
+      if (low && c.running && g.phase === 'live' && side === mySide() && !st.lowWarned) {
+        st.lowWarned = true;
+        play('low');
+      }
       e.extra.textContent = extraText;
       const seatInfo = g.seats[idx];
       if (seatInfo && !seatInfo.online && g.phase !== 'finished') {
@@ -547,7 +667,7 @@ export function mountGame(root, id, { seat } = {}) {
         for (const c of counterNotes(s)) out.push(h('div', { class: 'note warn counter' }, c));
       }
     }
-    for (const n of st.notes) out.push(h('div', { class: `note ${n.cls}` }, n.text));
+    for (const n of st.notes) out.push(h('div', { class: `note ${n.cls}`, id: n.id ? `${n.id}-note` : null, 'data-code': n.code || null }, n.text, n.link ? ' ' : null, n.link || null));
     notesEl.replaceChildren(...out);
   }
 
@@ -607,7 +727,7 @@ export function mountGame(root, id, { seat } = {}) {
             try {
               await api.joinGame(id, side);
             } catch (e) {
-              note('bad', t('errorPrefix') + e.message, 6000);
+              note('bad', errorText(e), 6000);
             }
           });
           row.appendChild(sit);
@@ -620,7 +740,7 @@ export function mountGame(root, id, { seat } = {}) {
             try {
               await api.addBot(id, side, Number(level.value));
             } catch (e) {
-              note('bad', t('errorPrefix') + e.message, 6000);
+              note('bad', errorText(e), 6000);
             }
           });
           row.append(level, add);
@@ -636,6 +756,24 @@ export function mountGame(root, id, { seat } = {}) {
     const me = mySide();
     const buttons = [];
     confirmEl.replaceChildren();
+    if (g.phase === 'finished' && me) {
+      // a rematch: a new game with the same settings, this player at the same seat;
+      // the others are told in the chat, with the link
+      const again = h('button', { type: 'button', class: 'primary', id: 'rematch-btn' }, t('rematch'));
+      again.addEventListener('click', async () => {
+        const s = g.settings;
+        try {
+          const snap = await api.createGame({ time_control: s.time_control, direction: s.direction, public: s.public, players_chat: s.players_chat, grace_ms: s.grace_ms });
+          rememberCreated(snap.id);
+          send({ type: 'chat', channel: s.players_chat ? 'players' : 'spectators', text: `${t('rematchChat')} #/g/${snap.id}?seat=any` });
+          location.hash = `#/g/${snap.id}?seat=${me}`;
+        } catch (e) {
+          note('bad', errorText(e), 6000);
+        }
+      });
+      actionsEl.replaceChildren(again);
+      return;
+    }
     if (!(isLive() && me && g.status.live.includes(me))) {
       actionsEl.replaceChildren();
       return;
@@ -692,27 +830,91 @@ export function mountGame(root, id, { seat } = {}) {
 
   function renderMoves() {
     const g = st.game;
+    const shown = st.browse != null ? st.browse - 1 : g.moves.length - 1;
     const items = g.moves.map((mv, i) => {
       const side = st.moveSides[i];
-      return h('span', { class: `mv${i === g.moves.length - 1 ? ' cur' : ''}`, 'data-ply': String(i) }, `${i + 1}. `, side ? h('span', { class: `dot dot-${side}` }) : '', st.moveChars[i] ? `${st.moveChars[i]} ` : '', mv);
+      const e = h('span', { class: `mv${i === shown ? ' cur' : ''}`, 'data-ply': String(i) }, `${i + 1}. `, side ? h('span', { class: `dot dot-${side}` }) : '', st.moveChars[i] ? `${st.moveChars[i]} ` : '', mv);
+      e.addEventListener('click', () => browseTo(i + 1));
+      return e;
     });
     movesEl.replaceChildren(...items);
-    movesEl.scrollTop = movesEl.scrollHeight;
+    if (st.browse == null) movesEl.scrollTop = movesEl.scrollHeight;
+  }
+
+  // The positions after each move, rebuilt from the record as the replay does
+  // (pieces move point to point; a side that left loses its pieces after the
+  // move its departure follows). No rule is applied.
+  async function browseTo(n) {
+    const g = st.game;
+    if (n >= g.moves.length) {
+      st.browse = null;
+      render();
+      return;
+    }
+    if (!st.browsePositions || st.browsePositions.length <= n) {
+      try {
+        const r = await api.record(id);
+        let placement = parsePlacement(r.initial_position);
+        const positions = [new Map(placement)];
+        r.moves.forEach((m, i) => {
+          placement = new Map(placement);
+          const [from, to] = m.mv.split('-');
+          const p = placement.get(from);
+          placement.delete(from);
+          if (p) placement.set(to, p);
+          for (const d of st.departures) {
+            if (d.ply === i + 1) for (const [pt, q] of [...placement]) if (q.side === d.side) placement.delete(pt);
+          }
+          positions.push(placement);
+        });
+        st.browsePositions = positions;
+      } catch {
+        return;
+      }
+    }
+    st.browse = Math.max(0, Math.min(n, st.browsePositions.length - 1));
+    render();
+  }
+
+  function renderBrowse() {
+    if (st.browse == null) {
+      browseEl.hidden = true;
+      return;
+    }
+    const step = (d) => () => browseTo(st.browse + d);
+    const btn = (label, bid, f) => {
+      const b = h('button', { type: 'button', class: 'small', id: bid }, label);
+      b.addEventListener('click', f);
+      return b;
+    };
+    browseEl.hidden = false;
+    browseEl.replaceChildren(
+      btn('◀', 'browse-back', step(-1)),
+      h('span', { class: 'muted', id: 'browse-at' }, t('browsing', { n: st.browse })),
+      btn('▶', 'browse-fwd', step(1)),
+      btn(t('backToGame'), 'browse-live', () => browseTo(Infinity)),
+    );
   }
 
   function renderChatHead() {
     const g = st.game;
     const ch = chatChannel();
     chatTitle.textContent = `${t('chat')} · ${t(ch === 'players' ? 'chatPlayers' : 'chatSpectators')}`;
+    chatChannelSel.hidden = !(st.role === 'player' && g.phase === 'finished' && g.settings.players_chat);
     const disabled = ch === 'players' && !g.settings.players_chat;
     chatInput.disabled = disabled;
     chatInput.placeholder = disabled ? t('chatOff') : '';
   }
 
+  /** A chat line's text; game links (#/g/…, as a rematch sends) become links. */
+  function chatText(text) {
+    return text.split(/(#\/g\/[a-z0-9]+(?:\?seat=[A-Za-z]+)?)/).map((part, i) => (i % 2 ? h('a', { href: part, class: 'game-link' }, part) : part));
+  }
+
   function renderChat() {
     chatLog.replaceChildren(
       ...st.chat.map((c) =>
-        h('div', { class: 'chat-line' }, c.side ? h('span', { class: `dot dot-${c.side}` }) : '', h('strong', {}, c.from), c.channel === 'spectators' && st.role === 'player' ? ` (${t('chatSpectators')})` : '', ': ', c.text),
+        h('div', { class: 'chat-line' }, c.side ? h('span', { class: `dot dot-${c.side}` }) : '', h('strong', {}, c.from), c.channel === 'spectators' && st.role === 'player' ? ` (${t('chatSpectators')})` : '', ': ', ...chatText(c.text)),
       ),
     );
     chatLog.scrollTop = chatLog.scrollHeight;

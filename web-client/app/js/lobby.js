@@ -1,7 +1,7 @@
 // The lobby: create a game, the open games to join, the live games to watch,
 // recently finished games to replay.
 
-import { t, sideName, variantName } from './i18n.js';
+import { t, sideName, variantName, errorText } from './i18n.js';
 import { api } from './api.js';
 import { SIDES } from './geometry.js';
 import { h, clear, tcLabel, seatName } from './ui.js';
@@ -30,11 +30,12 @@ export function mountLobby(root, navigate) {
   const custom = h(
     'div',
     { class: 'form-grid', id: 'custom-tc', hidden: true },
-    num('c-base', t('baseMin'), 10),
-    num('c-inc', t('incrementS'), 5),
-    num('c-permove', t('perMoveS'), 0),
+    // fractions allowed: a custom clock takes whatever the server does (20 s main time: 0.3333 min)
+    num('c-base', t('baseMin'), 10, 'any'),
+    num('c-inc', t('incrementS'), 5, 'any'),
+    num('c-permove', t('perMoveS'), 0, 'any'),
     num('c-byo-periods', t('byoPeriods'), 0),
-    num('c-byo-secs', t('byoSeconds'), 30),
+    num('c-byo-secs', t('byoSeconds'), 30, 'any'),
   );
   preset.addEventListener('change', () => {
     custom.hidden = preset.value !== 'custom';
@@ -120,7 +121,7 @@ export function mountLobby(root, navigate) {
       // Three bots: nothing to join, the creator watches.
       navigate(Object.keys(bots).length === 3 ? `#/g/${snap.id}` : `#/g/${snap.id}?seat=${seat || 'any'}`);
     } catch (err) {
-      errorEl.textContent = t('errorPrefix') + err.message;
+      errorEl.textContent = err && err.code === 'bad_request' ? t('errorPrefix') + t('err_bad_clock') : errorText(err);
       errorEl.hidden = false;
     }
   });

@@ -1,14 +1,16 @@
 // The app: a hash router over the lobby (#/), a game (#/g/ID[?seat=W|B|Y|any]),
-// a replay (#/r/ID) and tournaments (#/t, #/t/ID[?code=CODE]); the header's
+// a replay (#/r/ID), tournaments (#/t, #/t/ID[?code=CODE]) and the rules
+// (#/rules[/SECTION]); the header's
 // language and sound switches.
 
-import { t, getLang, setLang } from './i18n.js';
+import { t, getLang, setLang, errorText } from './i18n.js';
 import { ensureSession, currentSession } from './api.js';
 import { isMuted, setMuted } from './sound.js';
 import { mountLobby } from './lobby.js';
 import { mountGame } from './game.js';
 import { mountReplay } from './replay.js';
 import { mountTournaments, mountTournament } from './tournament.js';
+import { mountRules } from './rules.js';
 import { banner } from './ui.js';
 import { loadVariants } from './variants.js';
 
@@ -25,6 +27,7 @@ function header(session) {
   document.getElementById('me').textContent = session ? session.name : '';
   document.getElementById('me').title = t('name');
   document.getElementById('tournaments-link').textContent = t('tournaments');
+  document.getElementById('rules-link').textContent = t('rules');
   const lang = document.getElementById('lang-toggle');
   lang.textContent = getLang() === 'zh' ? 'English' : '中文';
   const snd = document.getElementById('sound-toggle');
@@ -53,6 +56,8 @@ function route() {
     page = mountTournament(app, parts[1], navigate, { code: params.get('code') });
   } else if (parts[0] === 't') {
     page = mountTournaments(app, navigate);
+  } else if (parts[0] === 'rules') {
+    page = mountRules(app, parts[1]);
   } else {
     page = mountLobby(app, navigate);
   }
@@ -74,13 +79,13 @@ async function loadVariantsUntilKnown() {
     try {
       return await loadVariants();
     } catch (e) {
-      banner(t('errorPrefix') + e.message);
+      banner(errorText(e));
       await new Promise((r) => setTimeout(r, wait));
     }
   }
 }
 
-Promise.all([ensureSession().catch((e) => (banner(t('errorPrefix') + e.message), null)), loadVariantsUntilKnown()]).then(([s]) => {
+Promise.all([ensureSession().catch((e) => (banner(errorText(e)), null)), loadVariantsUntilKnown()]).then(([s]) => {
   session = s;
   route();
 });

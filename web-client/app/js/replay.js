@@ -4,7 +4,7 @@
 
 import { Board } from './board.js';
 import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
-import { t, sideName } from './i18n.js';
+import { t, sideName, errorText } from './i18n.js';
 import { api } from './api.js';
 import { h, clear, describeResult, tcLabel, formatClock } from './ui.js';
 
@@ -102,7 +102,7 @@ export function mountReplay(root, id) {
       go(positions.length - 1);
     })
     .catch((e) => {
-      info.textContent = t('errorPrefix') + e.message;
+      info.textContent = errorText(e);
     });
 
   return {

@@ -4,7 +4,7 @@
 // actions and exports for the organizer. Everything comes from the HTTP API,
 // refreshed every few seconds.
 
-import { t, sideName } from './i18n.js';
+import { t, sideName, errorText } from './i18n.js';
 import { api, currentSession, signIn } from './api.js';
 import { SIDES, parsePlacement } from './geometry.js';
 import { Board } from './board.js';
@@ -18,7 +18,7 @@ function errorBox(id) {
 }
 
 function showError(el, err) {
-  el.textContent = t('errorPrefix') + (err && err.message ? err.message : String(err));
+  el.textContent = errorText(err);
   el.hidden = false;
 }
 
@@ -87,7 +87,30 @@ export function mountTournaments(root, navigate) {
     }
     const num = (id, value) => h('input', { id, type: 'number', min: '0', step: '1', value: String(value), style: 'width:4em' });
     const name = h('input', { id: 'tn-name', required: true, maxlength: '80' });
-    const preset = h('select', { id: 'tn-preset' }, ['fischer', 'byoyomi', 'permove'].map((k) => h('option', { value: k }, t(`preset_${k}`))));
+    const preset = h('select', { id: 'tn-preset' }, ['fischer', 'byoyomi', 'permove', 'custom'].map((k) => h('option', { value: k }, t(`preset_${k}`))));
+    // everything the API takes: a custom clock, the direction, the registration window, the start, the grace
+    const dec = (id, value) => h('input', { id, type: 'number', min: '0', step: 'any', value: String(value), style: 'width:5em' });
+    const cBase = dec('tn-c-base', 10);
+    const cInc = dec('tn-c-inc', 5);
+    const cPer = dec('tn-c-permove', 0);
+    const cPeriods = num('tn-c-periods', 0);
+    const cPeriod = dec('tn-c-period', 30);
+    const customTc = h(
+      'div',
+      { class: 'form-grid', id: 'tn-custom-tc', hidden: true },
+      h('label', { class: 'form-row' }, t('baseMin'), cBase),
+      h('label', { class: 'form-row' }, t('incrementS'), cInc),
+      h('label', { class: 'form-row' }, t('perMoveS'), cPer),
+      h('label', { class: 'form-row' }, t('byoPeriods'), cPeriods),
+      h('label', { class: 'form-row' }, t('byoSeconds'), cPeriod),
+    );
+    preset.addEventListener('change', () => (customTc.hidden = preset.value !== 'custom'));
+    const direction = h('select', { id: 'tn-direction' }, h('option', { value: 'ccw' }, t('ccw')), h('option', { value: 'cw' }, t('cw')));
+    const when = (id) => h('input', { id, type: 'datetime-local' });
+    const regOpens = when('tn-reg-opens');
+    const regCloses = when('tn-reg-closes');
+    const starts = when('tn-starts');
+    const grace = dec('tn-grace', 60);
     const system = h('select', { id: 'tn-system' }, h('option', { value: 'swiss' }, t('swiss')), h('option', { value: 'round_robin' }, t('roundRobin')));
     const rounds = num('tn-rounds', 5);
     const group = num('tn-group', 6);
@@ -105,6 +128,12 @@ export function mountTournaments(root, navigate) {
       { id: 'tournament-form' },
       h('label', { class: 'form-row' }, t('tName'), name),
       h('label', { class: 'form-row' }, t('timeControl'), preset),
+      customTc,
+      h('label', { class: 'form-row' }, t('direction'), direction),
+      h('label', { class: 'form-row' }, t('regOpens'), regOpens),
+      h('label', { class: 'form-row' }, t('regCloses'), regCloses),
+      h('label', { class: 'form-row' }, t('startsAt'), starts),
+      h('label', { class: 'form-row' }, t('graceS'), grace),
       h('label', { class: 'form-row' }, t('pairing'), system),
       h('label', { class: 'form-row' }, t('rounds'), rounds),
       h('label', { class: 'form-row' }, t('groupSize'), group),
@@ -117,9 +146,21 @@ export function mountTournaments(root, navigate) {
       e.preventDefault();
       cerr.hidden = true;
       const n = (el) => Number(el.value) || 0;
+      let tc = PRESETS[preset.value];
+      if (preset.value === 'custom') {
+        tc = { base_ms: Math.round(n(cBase) * 60000), increment_ms: Math.round(n(cInc) * 1000) };
+        if (n(cPer) > 0) tc.per_move_ms = Math.round(n(cPer) * 1000);
+        if (n(cPeriods) > 0) tc.byoyomi = { periods: Math.round(n(cPeriods)), period_ms: Math.round(n(cPeriod) * 1000) };
+      }
+      const ms = (el) => (el.value ? new Date(el.value).getTime() : undefined);
       const body = {
         name: name.value,
-        time_control: PRESETS[preset.value],
+        time_control: tc,
+        direction: direction.value,
+        grace_ms: Math.round(n(grace) * 1000),
+        registration_opens_ms: ms(regOpens),
+        registration_closes_ms: ms(regCloses),
+        starts_ms: ms(starts),
         pairing: system.value === 'swiss' ? { kind: 'swiss' } : { kind: 'round_robin', group_size: n(group) },
         scoring: { win: n(sc[0]), draw: n(sc[1]), loss: n(sc[2]), bye: n(sc[3]) },
       };
@@ -207,11 +248,30 @@ export function mountTournament(root, id, navigate, { code } = {}) {
       showError(err, x);
     }
   });
+  // Ending or deleting the event takes the reason typed for the arbiter (logged).
+  const finishBtn = button(t('finishEvent'), { id: 'finish-event', class: 'small' }, async () => {
+    err.hidden = true;
+    try {
+      await api.finishTournament(id, reason.value);
+      refresh(true);
+    } catch (x) {
+      showError(err, x);
+    }
+  });
+  const deleteBtn = button(t('deleteEvent'), { id: 'delete-event', class: 'small danger' }, async () => {
+    err.hidden = true;
+    try {
+      await api.deleteTournament(id, reason.value);
+      navigate('#/t');
+    } catch (x) {
+      showError(err, x);
+    }
+  });
   const orgInfo = h('div', {});
   orgCard.append(
     h('h2', {}, t('organizer')),
     orgInfo,
-    h('div', { class: 'form-row' }, pairBtn),
+    h('div', { class: 'form-row' }, pairBtn, finishBtn, deleteBtn),
     h('h3', {}, t('arbiter')),
     h('div', { class: 'form-row' }, reason),
     h('p', {}, arbSide, ' ', outcome),
@@ -242,12 +302,22 @@ export function mountTournament(root, id, navigate, { code } = {}) {
     }
   }
 
+  // A finished game's result corrected: the outcome chosen above, with the reason.
+  function correctButton(game) {
+    return h(
+      'div',
+      { class: 'arbiter-actions' },
+      button(t('correctResult'), { 'data-act': 'correct' }, () => arbiter(game, adjudication())),
+    );
+  }
+
+  const adjudication = () => {
+    const o = outcome.value;
+    const outcomes = SIDES.map((s) => (o === 'draw' ? 'draw' : o === s ? 'win' : 'loss'));
+    return { kind: 'adjudicate', outcomes };
+  };
+
   function arbiterButtons(game) {
-    const adjudication = () => {
-      const o = outcome.value;
-      const outcomes = SIDES.map((s) => (o === 'draw' ? 'draw' : o === s ? 'win' : 'loss'));
-      return { kind: 'adjudicate', outcomes };
-    };
     return h(
       'div',
       { class: 'arbiter-actions' },
@@ -259,6 +329,7 @@ export function mountTournament(root, id, navigate, { code } = {}) {
     );
   }
 
+  let withdrawAsked = false;
   function renderHead(tt) {
     const me = currentSession();
     const mine = me && tt.players.find((p) => p.player === me.player);
@@ -289,15 +360,29 @@ export function mountTournament(root, id, navigate, { code } = {}) {
           }),
         );
       }
+      // Withdrawal is not undone by the player: it asks first (before round 1
+      // it only takes the registration back).
+      const confirmBox = h('div', { class: 'confirm-box', id: 'withdraw-confirm', hidden: !withdrawAsked });
+      const yes = button(t('confirm'), { id: 'withdraw-yes', class: 'small danger' }, async () => {
+        withdrawAsked = false;
+        try {
+          await api.withdraw(id);
+          refresh(true);
+        } catch (x) {
+          showError(err, x);
+        }
+      });
+      const no = button(t('cancel'), { id: 'withdraw-no', class: 'small' }, () => {
+        withdrawAsked = false;
+        confirmBox.hidden = true;
+      });
+      confirmBox.append(h('p', {}, t(tt.round === 0 ? 'unregisterConfirm' : 'withdrawConfirm')), h('div', { class: 'actions' }, yes, no));
       actions.push(
-        button(t('withdraw'), { id: 'withdraw' }, async () => {
-          try {
-            await api.withdraw(id);
-            refresh(true);
-          } catch (x) {
-            showError(err, x);
-          }
+        button(t(tt.round === 0 ? 'unregister' : 'withdraw'), { id: 'withdraw' }, () => {
+          withdrawAsked = true;
+          confirmBox.hidden = false;
         }),
+        confirmBox,
       );
     }
     const s = tt.settings;
@@ -315,6 +400,7 @@ export function mountTournament(root, id, navigate, { code } = {}) {
         tt.players.flatMap((p, i) => [
           i ? ', ' : '',
           h('span', { 'data-player': p.player }, `${p.seed}. ${p.name}${p.checked_in ? ' ✓' : ''}${p.withdrawn_after != null ? ` (${t('withdrawn')})` : ''}`),
+          me && me.player === tt.organizer && tt.status !== 'finished' ? orgPlayerButton(p) : '',
         ]),
       ),
       h('div', { class: 'form-row' }, actions),
@@ -326,8 +412,26 @@ export function mountTournament(root, id, navigate, { code } = {}) {
       orgInfo.replaceChildren(h('p', {}, `${t('inviteLink')}: `, h('code', { id: 'invite-link' }, link), ` · ${t('code')}: `, h('code', { id: 'invite-code' }, tt.code)));
       pairBtn.textContent = t('pairNext', { n: tt.round + 1 });
       pairBtn.disabled = tt.status === 'finished' || !tt.round_over;
+      finishBtn.hidden = tt.round === 0 || tt.status === 'finished';
+      finishBtn.disabled = !tt.round_over;
+      deleteBtn.hidden = tt.round > 0;
     }
     return isOrg;
+  }
+
+  // The organizer withdraws a player, or takes a withdrawal back.
+  function orgPlayerButton(p) {
+    const back = p.withdrawn_after != null;
+    return button(t(back ? 'reinstate' : 'withdraw'), { class: 'small', 'data-org-player': p.player, 'data-org-act': back ? 'reinstate' : 'withdraw' }, async () => {
+      err.hidden = true;
+      try {
+        if (back) await api.reinstate(id, p.player);
+        else await api.withdrawPlayer(id, p.player);
+        refresh(true);
+      } catch (x) {
+        showError(err, x);
+      }
+    });
   }
 
   function renderPairings(tt, rounds, isOrg) {
@@ -354,6 +458,7 @@ export function mountTournament(root, id, navigate, { code } = {}) {
                   {},
                   h('a', { href: tb.result ? `#/r/${tb.game}` : `#/g/${tb.game}`, class: 'board-link' }, tb.result ? t('replay') : t('watch')),
                   isOrg && !tb.result && r.round === tt.round ? arbiterButtons(tb.game) : null,
+                  isOrg && tb.result && tb.result.ending.kind !== 'annulled' ? correctButton(tb.game) : null,
                 ),
               ),
             ),
@@ -376,7 +481,9 @@ export function mountTournament(root, id, navigate, { code } = {}) {
         h(
           'tbody',
           {},
-          st.standings.map((r) =>
+          st.standings.flatMap((r, i) => [
+            // a round robin ranks each group on its own
+            r.group != null && (i === 0 || st.standings[i - 1].group !== r.group) ? h('tr', { class: 'group-head', 'data-group': String(r.group) }, h('th', { colspan: String(cols.length) }, t('groupN', { n: r.group }))) : null,
             h(
               'tr',
               { 'data-player': r.player, class: r.withdrawn ? 'muted' : '' },
@@ -388,7 +495,7 @@ export function mountTournament(root, id, navigate, { code } = {}) {
               h('td', {}, String(r.wins)),
               h('td', {}, r.seats.join('/')),
             ),
-          ),
+          ]),
         ),
       ),
     );

@@ -43,9 +43,40 @@ export function reasonText(r) {
   return t(`reason_${r}`);
 }
 
+/**
+ * What a clock shows `run` ms after the server's view `c` of it (protocol
+ * `Clock`) under time control `tc`: main time, or in byo-yomi the time left in
+ * the current period and the periods left, which roll over exactly as the
+ * server's do (an overrun period is consumed, the next one starts full).
+ */
+export function clockFace(c, tc, run) {
+  const byo = tc.byoyomi;
+  let main = c.remaining_ms - (c.in_byoyomi ? 0 : run);
+  if (!byo || (!c.in_byoyomi && main > 0)) return { ms: Math.max(0, main), byoyomi: false, periods: c.periods_left };
+  const period = byo.period_ms;
+  // time left in the current period, before any rollover
+  let left = c.in_byoyomi ? (c.period_left_ms != null ? c.period_left_ms : period) - (c.running ? run : 0) : period + main;
+  let periods = c.periods_left;
+  while (left <= 0 && periods > 1 && period > 0) {
+    left += period;
+    periods -= 1;
+  }
+  return { ms: Math.max(0, left), byoyomi: true, periods };
+}
+
+/** Seconds as the shortest text: 20″, 1′, 1′30″, 1h. */
+function dur(ms) {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}″`;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const r = s % 60;
+  return (h ? `${h}h` : '') + (m ? `${m}′` : '') + (r ? `${r}″` : '');
+}
+
 export function tcLabel(tc) {
   if (!tc) return '';
-  const parts = [`${Math.round(tc.base_ms / 60000)}′`];
+  const parts = [tc.base_ms % 60000 === 0 && tc.base_ms > 0 ? `${tc.base_ms / 60000}′` : dur(tc.base_ms)];
   if (tc.increment_ms) parts.push(`+${tc.increment_ms / 1000}″`);
   if (tc.byoyomi) parts.push(`读秒 ${tc.byoyomi.periods}×${tc.byoyomi.period_ms / 1000}″`);
   if (tc.per_move_ms) parts.push(`步时 ${tc.per_move_ms / 1000}″`);

@@ -133,6 +133,58 @@ fn byoyomi_periods_then_the_flag() {
     assert_eq!(eliminated(&step), [(Side::W, protocol::EliminationReason::Time)]);
 }
 
+/// The clocks stored with the step's event rows of `action`.
+fn stored_clocks(step: &Step, action: &str) -> Option<([u64; 3], [u32; 3])> {
+    step.ops.iter().find_map(|o| match o {
+        Op::Event(e) if e.action == action => e.clocks,
+        _ => None,
+    })
+}
+
+#[test]
+fn a_side_that_leaves_on_its_turn_is_charged_for_it_everywhere() {
+    let byo = TimeControl {
+        base_ms: 1_000,
+        increment_ms: 0,
+        per_move_ms: None,
+        byoyomi: Some(Byoyomi {
+            periods: 2,
+            period_ms: 1_000,
+        }),
+    };
+    for tc in [TimeControl::default(), byo] {
+        let (mut room, mut ops) = live_room(tc);
+        ops.extend(play(&mut room, 500, 0).ops);
+        // B flags: its clock shows 0 (not the time it had when its turn began),
+        // in the status, the snapshot, the stored row and after a restore.
+        let flag = room.next_wakeup().unwrap();
+        let step = room.tick(flag, 0);
+        assert_eq!(eliminated(&step), [(Side::B, protocol::EliminationReason::Time)]);
+        let b = room.snapshot(flag).status.clocks[1];
+        assert_eq!((b.remaining_ms, b.periods_left, b.running), (0, 0, false), "{tc:?}");
+        let w = room.status(flag).clocks[0].remaining_ms;
+        assert_eq!(stored_clocks(&step, "timeout").map(|c| (c.0[1], c.1[1])), Some((0, 0)));
+        ops.extend(step.ops);
+        // Y resigns on its turn after 300 ms, twice (the first is a warning).
+        let mut step = room.act(Side::Y, Act::Resign, 0, flag + 100, 0).unwrap();
+        step.ops
+            .extend(room.act(Side::Y, Act::Resign, 0, flag + 300, 0).unwrap().ops);
+        let y = room.status(flag + 1_000).clocks[2];
+        assert_eq!(y.remaining_ms, tc.base_ms - 300, "{tc:?}: Y is charged its turn");
+        assert_eq!(room.phase, Phase::Finished);
+        let p = tc.byoyomi.map_or(0, |b| b.periods);
+        assert_eq!(
+            stored_clocks(&step, "resign"),
+            Some(([w, 0, tc.base_ms - 300], [p, 0, p]))
+        );
+        ops.extend(step.ops);
+        let (restored, _, _) = Room::restore(stored_from(&room, &ops, Phase::Finished, room.result())).unwrap();
+        let clocks = restored.status(1_000_000).clocks;
+        assert_eq!(clocks.map(|c| c.remaining_ms), [w, 0, tc.base_ms - 300]);
+        assert!(clocks.iter().all(|c| !c.running));
+    }
+}
+
 #[test]
 fn a_move_after_the_flag_is_a_timeout() {
     let (mut room, _) = live_room(TimeControl {
@@ -630,6 +682,48 @@ fn an_arbiter_adjudicates_or_aborts_and_the_verdict_is_restored() {
         .unwrap();
     assert_eq!(other.result().unwrap().ending, Ending::Annulled);
     assert_eq!(other.result().unwrap().outcomes, [None; 3]);
+}
+
+#[test]
+fn an_arbiter_corrects_the_result_of_a_game_over_and_the_correction_is_restored() {
+    let (mut room, mut ops) = live_room(TimeControl::default());
+    let arbiter = player(9);
+    // B, then Y resign twice each: W is the last one standing.
+    for side in [Side::B, Side::B, Side::Y, Side::Y] {
+        let now = 10 + ops.len() as u64;
+        ops.extend(room.act(side, Act::Resign, 0, now, 0).unwrap().ops);
+    }
+    assert_eq!(room.phase, Phase::Finished);
+    assert_eq!(room.result().unwrap().ending, Ending::LastStanding { winner: Side::W });
+    // Only the result can change once the game is over.
+    assert_eq!(
+        room.arbiter(&arbiter, ArbiterAction::Abort, "late", 100, 0)
+            .unwrap_err()
+            .code,
+        ErrorCode::GameOver
+    );
+    // B resigned by a slip of the hand: the arbiter gives B and W a draw.
+    let fixed = ArbiterAction::Adjudicate {
+        outcomes: [Outcome::Draw, Outcome::Draw, Outcome::Loss],
+    };
+    let step = room
+        .arbiter(&arbiter, fixed, "B's resignation was a slip", 200, 0)
+        .unwrap();
+    assert!(matches!(&step.ops[0], Op::Arbiter(a) if a.by == "p9" && a.reason == "B's resignation was a slip"));
+    assert!(
+        step.ops
+            .iter()
+            .any(|o| matches!(o, Op::Phase { result: Some(r), .. } if r.ending == Ending::Adjudicated))
+    );
+    assert!(matches!(step.events.last().unwrap().event, GameEvent::Finished { .. }));
+    ops.extend(step.ops);
+    let result = room.result().unwrap();
+    assert_eq!(
+        result.outcomes,
+        [Some(Outcome::Draw), Some(Outcome::Draw), Some(Outcome::Loss)]
+    );
+    let (restored, _, _) = Room::restore(stored_from(&room, &ops, Phase::Finished, Some(result.clone()))).unwrap();
+    assert_eq!(restored.result(), Some(result));
 }
 
 #[test]
