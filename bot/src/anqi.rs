@@ -72,6 +72,10 @@ pub struct AnqiConfig {
     pub max_depth: u32,
     /// Node budget (decision, chance and quiescence nodes).
     pub nodes: u64,
+    /// How many flips the root expands (the most interesting ones, see
+    /// [`AnqiConfig::inner_flips`]; a flip far from every face-up piece is
+    /// worth about the same as any other such flip).
+    pub root_flips: usize,
     /// How many flips an inner (non-root) node expands.
     pub inner_flips: usize,
     /// Quiescence depth on captures (0: none).
@@ -88,14 +92,16 @@ impl AnqiConfig {
             Level::One | Level::Two => AnqiConfig {
                 max_depth: 2,
                 nodes: 30_000,
+                root_flips: 32,
                 inner_flips: 1,
                 quiescence: 3,
                 root_noise: 6,
             },
             Level::Three => AnqiConfig {
-                max_depth: 5,
-                nodes: 300_000,
-                inner_flips: 2,
+                max_depth: 4,
+                nodes: 500_000,
+                root_flips: 8,
+                inner_flips: 1,
                 quiescence: 4,
                 root_noise: 2,
             },
@@ -202,6 +208,16 @@ pub fn search(
     for i in (1..moves.len()).rev() {
         moves.swap(i, rng.below(i + 1));
     }
+    // Keep the most interesting flips (the sort is stable: ties stay shuffled).
+    let mut flips: Vec<Move> = moves.iter().copied().filter(|m| matches!(m, Move::Flip(_))).collect();
+    if flips.len() > cfg.root_flips.max(1) {
+        flips.sort_by_key(|m| match *m {
+            Move::Flip(p) => std::cmp::Reverse(flip_interest(&v, p)),
+            _ => std::cmp::Reverse(0),
+        });
+        flips.truncate(cfg.root_flips.max(1));
+        moves.retain(|m| !matches!(m, Move::Flip(_)) || flips.contains(m));
+    }
     let noise: Vec<i32> = moves
         .iter()
         .map(|_| {
@@ -303,9 +319,10 @@ impl Searcher<'_> {
     fn action(&mut self, v: &AnqiPosition, m: Move, depth: u32, alpha: i32, beta: i32, ply: i32, root: bool) -> i32 {
         match m {
             Move::Flip(p) => {
-                let total: u32 = v.pool_identities().map(|id| v.hidden_count(id)).sum();
+                let outcomes = chance_outcomes(v);
+                let total: u32 = outcomes.iter().map(|&(_, n)| n).sum();
                 let mut sum: i64 = 0;
-                for id in v.pool_identities() {
+                for &(id, n) in &outcomes {
                     if self.tick() {
                         return 0;
                     }
@@ -313,7 +330,7 @@ impl Searcher<'_> {
                     let mut out = child.act_unchecked(Move::Flip(p), Some(id));
                     child.finish_action(&mut out);
                     let val = self.node(&child, depth, -WIN * 2, WIN * 2, ply);
-                    sum += i64::from(val) * i64::from(v.hidden_count(id));
+                    sum += i64::from(val) * i64::from(n);
                 }
                 let _ = (alpha, beta, root);
                 (sum / i64::from(total.max(1))) as i32
@@ -489,6 +506,26 @@ impl Searcher<'_> {
     fn eval(&self, v: &AnqiPosition) -> i32 {
         utility(v, self.root, &self.ctx)
     }
+}
+
+/// The outcomes of a flip, as the viewer sees them: the identities of the
+/// hidden pool with their counts, where identities of the same team and type
+/// (帅 and 将, 兵 and 卒 in split 1) are one outcome, since they move, score
+/// and belong alike (the colour of a character changes nothing in the rules).
+pub fn chance_outcomes(v: &AnqiPosition) -> Vec<(Piece, u32)> {
+    let split2 = v.options().split2;
+    let mut out: Vec<(Piece, u32)> = Vec::new();
+    for id in v.pool_identities() {
+        let n = v.hidden_count(id);
+        match out
+            .iter_mut()
+            .find(|(x, _)| x.team(split2) == id.team(split2) && x.role() == id.role())
+        {
+            Some((_, m)) => *m += n,
+            None => out.push((id, n)),
+        }
+    }
+    out
 }
 
 /// How interesting a flip at `p` is inside the tree: the face-up pieces
