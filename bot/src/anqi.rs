@@ -308,15 +308,16 @@ struct Searcher<'a> {
 impl Searcher<'_> {
     fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes.is_multiple_of(1024) && ((self.stop)(self.nodes) || self.nodes >= self.cfg.nodes) {
+        if self.nodes & 1023 == 0 && ((self.stop)(self.nodes) || self.nodes >= self.cfg.nodes) {
             self.aborted = true;
         }
         self.aborted
     }
 
-    /// The value of playing `m` in `v` (a chance node for a flip).
-    #[allow(clippy::too_many_arguments)]
-    fn action(&mut self, v: &AnqiPosition, m: Move, depth: u32, alpha: i32, beta: i32, ply: i32, root: bool) -> i32 {
+    /// The value of playing `m` in `v` (a chance node for a flip: the mean
+    /// over the outcomes, each searched with a full window, so `alpha` and
+    /// `beta` only bound decision nodes).
+    fn action(&mut self, v: &AnqiPosition, m: Move, depth: u32, alpha: i32, beta: i32, ply: i32) -> i32 {
         match m {
             Move::Flip(p) => {
                 let outcomes = chance_outcomes(v);
@@ -332,7 +333,6 @@ impl Searcher<'_> {
                     let val = self.node(&child, depth, -WIN * 2, WIN * 2, ply);
                     sum += i64::from(val) * i64::from(n);
                 }
-                let _ = (alpha, beta, root);
                 (sum / i64::from(total.max(1))) as i32
             }
             _ => {
@@ -387,7 +387,7 @@ impl Searcher<'_> {
         let moves = self.inner_actions(v);
         let mut best = if maximizing { -WIN * 2 } else { WIN * 2 };
         for m in moves {
-            let val = self.action(v, m, depth - 1, alpha, beta, ply + 1, false);
+            let val = self.action(v, m, depth - 1, alpha, beta, ply + 1);
             if self.aborted {
                 return 0;
             }
