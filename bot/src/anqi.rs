@@ -249,7 +249,7 @@ pub fn search(
         let mut values = vec![i32::MIN; moves.len()];
         let mut alpha = -WIN * 2;
         for &i in &order {
-            let val = s.action(&v, moves[i], depth - 1, alpha, WIN * 2, 1, true);
+            let val = s.action(&v, moves[i], depth - 1, alpha, WIN * 2, 1);
             if s.aborted {
                 break;
             }
