@@ -508,6 +508,34 @@ impl Searcher<'_> {
     }
 }
 
+/// Seat `seat`'s deadlock score by the rules (§8.5; captured points in
+/// `race`): what a scoring proposal would rank by.
+pub fn deadlock_score(v: &AnqiPosition, seat: usize, ctx: &AnqiBotContext) -> u32 {
+    if let Mode::Race { .. } = ctx.settings.mode {
+        return v.captured_points(seat);
+    }
+    let Some(t) = v.team_of_seat(seat) else { return 0 };
+    match ctx.settings.scoring {
+        DeadlockScoring::Net => v.value_on_board(t) + v.captured_points(seat),
+        DeadlockScoring::RemainingPoints => v.value_on_board(t),
+        DeadlockScoring::RemainingCount => v.pieces_on_board(t),
+    }
+}
+
+/// Whether a bot in `seat` accepts a scoring proposal (申请计分, §8.5): only
+/// when ending now by deadlock scoring would place it first alone (its score
+/// above every other live seat's). A bot never proposes. Viewer form only.
+pub fn answer_proposal(viewer: &AnqiPosition, ctx: &AnqiBotContext, seat: usize) -> bool {
+    let v = viewer.viewer();
+    if seat > 2 || !v.is_live(seat) {
+        return false;
+    }
+    let mine = deadlock_score(&v, seat, ctx);
+    (0..3)
+        .filter(|&s| s != seat && v.is_live(s))
+        .all(|s| deadlock_score(&v, s, ctx) < mine)
+}
+
 /// The outcomes of a flip, as the viewer sees them: the identities of the
 /// hidden pool with their counts, where identities of the same team and type
 /// (帅 and 将, 兵 and 卒 in split 1) are one outcome, since they move, score

@@ -246,3 +246,17 @@ fn level_one_likes_free_captures() {
         Some(true)
     );
 }
+
+/// A scoring proposal is accepted only by a seat that would be first alone.
+#[test]
+fn a_proposal_is_accepted_only_when_first() {
+    // Seat 1 captured team 3's chariot: net 300 + 50 against 300 and 250.
+    let v: AnqiPosition = "????1????/????1????/R8/????1????/1???1???1 2 213 123 r/-/- 8 split1"
+        .parse()
+        .unwrap();
+    let ctx = AnqiBotContext::default();
+    assert_eq!(anqi::deadlock_score(&v, 0, &ctx), 350);
+    assert!(anqi::answer_proposal(&v, &ctx, 0));
+    assert!(!anqi::answer_proposal(&v, &ctx, 1));
+    assert!(!anqi::answer_proposal(&v, &ctx, 2));
+}
