@@ -260,3 +260,44 @@ fn a_proposal_is_accepted_only_when_first() {
     assert!(!anqi::answer_proposal(&v, &ctx, 1));
     assert!(!anqi::answer_proposal(&v, &ctx, 2));
 }
+
+/// The options and modes run through the bots too: `split2 + enhanced +
+/// double` in a race, and 收军, played by an `AnqiGame`, every action legal.
+#[test]
+fn options_and_modes_play_through() {
+    use engine::anqi::{AnqiGame, Command, Input, Mode, Settings};
+    let cases = [
+        (
+            Options {
+                split2: true,
+                enhanced: true,
+                double: true,
+                ..Options::default()
+            },
+            Mode::Race { target: 200 },
+        ),
+        (Options::default(), Mode::Shoujun),
+    ];
+    for (i, (options, mode)) in cases.into_iter().enumerate() {
+        let settings = Settings {
+            mode,
+            ..Settings::default()
+        };
+        let ctx = AnqiBotContext { settings };
+        let mut game = AnqiGame::new(AnqiPosition::from_layout(&layout(300 + i as u64), options), settings);
+        let mut n = 0u64;
+        while !game.is_over() && n < 300 {
+            let seat = game.position().seat_to_move().unwrap();
+            let level = if seat == 0 { Level::Two } else { Level::One };
+            let m = anqi::choose_action(&game.viewer(), &ctx, level, n, &mut |k| k >= 4096).unwrap();
+            game.apply(Input {
+                seat,
+                command: Command::Play(m),
+                at: n,
+            })
+            .unwrap();
+            n += 1;
+        }
+        assert!(n > 10);
+    }
+}
