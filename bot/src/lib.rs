@@ -10,8 +10,11 @@
 //! - [`random_move`]: the reference random mover;
 //! - [`answer_draw`] / [`offer_draw`]: the draw-vote policy (never a
 //!   collusion loophole, see [`answer_draw`]);
-//! - [`search::search`] and [`eval`]: the search and evaluation themselves.
+//! - [`search::search`] and [`eval`]: the search and evaluation themselves;
+//! - [`anqi`]: the bots of the second game, 三国暗棋 (hidden pieces), which see
+//!   only the viewer position ([`anqi::choose_action`]).
 
+pub mod anqi;
 pub mod eval;
 pub mod rng;
 pub mod search;
