@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::{PasswordHash, SaltString};
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
 use governor::clock::{Clock, DefaultClock};
@@ -207,22 +207,73 @@ type HashJob = Box<dyn FnOnce() + Send>;
 /// A hash of a password nobody has, with the same parameters as real ones.
 static DUMMY_HASH: LazyLock<String> = LazyLock::new(|| hash_blocking(&crate::http::random_hex(16)).unwrap_or_default());
 
-fn hash_blocking(password: &str) -> Result<String, String> {
-    let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(|e| e.to_string())?;
-    argon2::Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .map_err(|e| e.to_string())
+thread_local! {
+    /// The argon2 memory of this hashing thread (19 MiB with the default
+    /// parameters), allocated once and reused by every hash it runs: the
+    /// allocator never sees a 19 MiB block come and go.
+    static MEMORY: std::cell::RefCell<Vec<argon2::Block>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Runs argon2 `argon` into `out` with this thread's memory.
+fn argon2_into(
+    argon: &argon2::Argon2<'_>,
+    blocks: usize,
+    password: &[u8],
+    salt: &[u8],
+    out: &mut [u8],
+) -> Result<(), String> {
+    MEMORY.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() < blocks {
+            m.resize(blocks, argon2::Block::default());
+        }
+        argon
+            .hash_password_into_with_memory(password, salt, out, &mut m[..blocks])
+            .map_err(|e| e.to_string())
+    })
+}
+
+fn hash_blocking(password: &str) -> Result<String, String> {
+    let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(|e| e.to_string())?;
+    let params = argon2::Params::default();
+    let argon = argon2::Argon2::from(&params);
+    let mut salt_bytes = [0u8; 64];
+    let salt_bytes = salt.as_salt().decode_b64(&mut salt_bytes).map_err(|e| e.to_string())?;
+    let mut out = [0u8; argon2::Params::DEFAULT_OUTPUT_LEN];
+    argon2_into(&argon, params.block_count(), password.as_bytes(), salt_bytes, &mut out)?;
+    let phc = PasswordHash {
+        algorithm: argon2::Algorithm::default().ident(),
+        version: Some(argon2::Version::default().into()),
+        params: argon2::password_hash::ParamsString::try_from(&params).map_err(|e| e.to_string())?,
+        salt: Some(salt.as_salt()),
+        hash: Some(argon2::password_hash::Output::new(&out).map_err(|e| e.to_string())?),
+    };
+    Ok(phc.to_string())
+}
+
+/// Verifies a PHC string's argon2 hash with this thread's memory (the
+/// parameters, salt and algorithm are the string's own). Compares in
+/// constant time.
 fn verify_blocking(password: &str, hash: &str) -> bool {
-    PasswordHash::new(hash)
-        .map(|h| {
-            argon2::Argon2::default()
-                .verify_password(password.as_bytes(), &h)
-                .is_ok()
-        })
-        .unwrap_or(false)
+    let check = || -> Option<bool> {
+        let h = PasswordHash::new(hash).ok()?;
+        let params = argon2::Params::try_from(&h).ok()?;
+        let algorithm = argon2::Algorithm::try_from(h.algorithm).ok()?;
+        let version = h
+            .version
+            .map(argon2::Version::try_from)
+            .transpose()
+            .ok()?
+            .unwrap_or_default();
+        let expected = h.hash?;
+        let mut salt_bytes = [0u8; 64];
+        let salt_bytes = h.salt?.decode_b64(&mut salt_bytes).ok()?;
+        let argon = argon2::Argon2::new(algorithm, version, params.clone());
+        let mut out = vec![0u8; expected.len()];
+        argon2_into(&argon, params.block_count(), password.as_bytes(), salt_bytes, &mut out).ok()?;
+        Some(expected == argon2::password_hash::Output::new(&out).ok()?)
+    };
+    check().unwrap_or(false)
 }
 
 impl Hasher {
@@ -257,11 +308,10 @@ impl Hasher {
             let _ = tx.send(f());
         });
         self.jobs.try_send(job).map_err(|e| match e {
-            std::sync::mpsc::TrySendError::Full(_) => ApiError::new(
-                ErrorCode::RateLimited,
-                "too many logins at once; try again in a second",
-            )
-            .retry_after(Duration::from_secs(1)),
+            std::sync::mpsc::TrySendError::Full(_) => {
+                ApiError::new(ErrorCode::RateLimited, "too many logins at once; try again in a second")
+                    .retry_after(Duration::from_secs(1))
+            }
             std::sync::mpsc::TrySendError::Disconnected(_) => internal("no hashing thread"),
         })?;
         rx.await.map_err(|_| internal("a hashing job was lost"))
@@ -638,6 +688,30 @@ mod tests {
         assert_eq!(of(Some("x-forwarded-for")), "5.6.7.8");
         assert_eq!(of(Some("x-real-ip")), "9.9.9.9");
         assert_eq!(of(Some("x-client-ip")), "127.0.0.1", "absent: the peer");
+    }
+
+    #[test]
+    fn hashes_agree_with_argon2s_own_and_wrong_passwords_fail() {
+        use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+        let ours = hash_blocking("correct horse battery").unwrap();
+        let parsed = PasswordHash::new(&ours).unwrap();
+        assert!(
+            argon2::Argon2::default()
+                .verify_password(b"correct horse battery", &parsed)
+                .is_ok()
+        );
+        // A hash made by argon2's own API (as stored accounts were).
+        let salt = SaltString::encode_b64(&[7; 16]).unwrap();
+        let theirs = argon2::Argon2::default()
+            .hash_password(b"eastwind208", &salt)
+            .unwrap()
+            .to_string();
+        assert!(verify_blocking("eastwind208", &theirs));
+        assert!(!verify_blocking("eastwind209", &theirs));
+        assert!(verify_blocking("correct horse battery", &ours));
+        assert!(!verify_blocking("correct horse batter", &ours));
+        assert!(!verify_blocking("x", "not a hash"));
+        assert!(!verify_blocking("x", &DUMMY_HASH));
     }
 
     #[test]
