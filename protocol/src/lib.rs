@@ -1077,6 +1077,8 @@ pub enum ErrorCode {
     Internal,
     /// The server is shutting down.
     ShuttingDown,
+    /// The server holds as many game sockets as it takes (HTTP 503); try again soon.
+    Busy,
     /// The store does not answer; try again when `storage` says it is back.
     StorageUnavailable,
     /// An arbiter paused the clocks.

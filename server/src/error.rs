@@ -49,7 +49,7 @@ impl ApiError {
             | C::Paused
             | C::TournamentState => StatusCode::CONFLICT,
             C::TooManyGames | C::RateLimited => StatusCode::TOO_MANY_REQUESTS,
-            C::ShuttingDown | C::StorageUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            C::ShuttingDown | C::StorageUnavailable | C::Busy => StatusCode::SERVICE_UNAVAILABLE,
             C::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             _ => StatusCode::UNPROCESSABLE_ENTITY,
         }

@@ -76,7 +76,7 @@ pub async fn upgrade(
             s.metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
             let e = match refusal {
                 SocketRefusal::Full => ApiError::new(
-                    ErrorCode::ShuttingDown,
+                    ErrorCode::Busy,
                     "the server holds all the game sockets it can; try again soon",
                 ),
                 SocketRefusal::AddressFull => {

@@ -352,6 +352,8 @@ async fn the_global_socket_cap_answers_503() {
         Err(tokio_tungstenite::tungstenite::Error::Http(r)) => {
             assert_eq!(r.status().as_u16(), 503);
             assert!(r.headers().contains_key("retry-after"));
+            let body: serde_json::Value = serde_json::from_slice(r.body().as_deref().unwrap()).unwrap();
+            assert_eq!(body["code"], "busy");
         }
         other => panic!("expected HTTP 503, got {other:?}"),
     }

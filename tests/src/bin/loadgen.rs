@@ -87,6 +87,15 @@ pub struct Options {
     pub flooders: usize,
     /// Messages per second each flooder sends (0: as fast as it can).
     pub flood_rate: u32,
+    /// Each game's players connect from a loopback address of their own
+    /// (127.1.0.1 and up), as people do from their own homes: the server's
+    /// per-address limits then see each game as a few clients.
+    pub spread_addresses: bool,
+}
+
+/// The local address of game `g` with `--spread-addresses`: 127.1.x.y.
+fn game_address(g: usize) -> std::net::IpAddr {
+    std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 1, (g / 250) as u8, (g % 250 + 1) as u8))
 }
 
 /// Counters shared by all games.
@@ -289,8 +298,16 @@ async fn run_games(opts: Options) -> Result<Report> {
 
     let mut tasks = Vec::new();
     for g in 0..opts.games {
+        let local = opts.spread_addresses.then(|| game_address(g));
+        let http = match local {
+            Some(ip) => reqwest::Client::builder()
+                .local_address(ip)
+                .build()
+                .context("http client")?,
+            None => http.clone(),
+        };
         let (http, opts2, totals, lat_tx, measuring, stop) = (
-            http.clone(),
+            http,
             opts.clone(),
             totals.clone(),
             lat_tx.clone(),
@@ -302,6 +319,7 @@ async fn run_games(opts: Options) -> Result<Report> {
             let mut first = true;
             while !stop.is_cancelled() {
                 let game = Game {
+                    local,
                     opts: &opts2,
                     totals: &totals,
                     lat_tx: &lat_tx,
@@ -550,12 +568,34 @@ async fn new_game(
     Ok((snap.id, sessions))
 }
 
+/// A WebSocket to `url` (`ws://HOST:PORT/…`) from the local address `ip`.
+async fn connect_from(ip: std::net::IpAddr, url: &str) -> Result<Ws> {
+    let hostport = url
+        .strip_prefix("ws://")
+        .and_then(|r| r.split('/').next())
+        .ok_or_else(|| anyhow!("not a ws:// URL: {url}"))?;
+    let server: std::net::SocketAddr = tokio::net::lookup_host(hostport)
+        .await?
+        .next()
+        .ok_or_else(|| anyhow!("no address for {hostport}"))?;
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(std::net::SocketAddr::new(ip, 0))?;
+    let tcp = socket.connect(server).await.context("connect")?;
+    tcp.set_nodelay(true)?;
+    let (ws, _) = tokio_tungstenite::client_async(url, tokio_tungstenite::MaybeTlsStream::Plain(tcp))
+        .await
+        .context("websocket handshake")?;
+    Ok(ws)
+}
+
 fn ws_base(url: &str) -> String {
     url.trim_end_matches('/').replacen("http", "ws", 1)
 }
 
 /// One game's view of the shared run state.
 struct Game<'a> {
+    /// The local address its sockets connect from (`None`: the system's choice).
+    local: Option<std::net::IpAddr>,
     opts: &'a Options,
     totals: &'a Totals,
     lat_tx: &'a mpsc::UnboundedSender<u64>,
@@ -579,7 +619,10 @@ impl Game<'_> {
         let mut writers = Vec::new();
         let mut readers = Vec::new();
         for (i, hello) in hellos.into_iter().enumerate() {
-            let (ws, _) = tokio_tungstenite::connect_async(url).await.context("connect")?;
+            let ws = match self.local {
+                None => tokio_tungstenite::connect_async(url).await.context("connect")?.0,
+                Some(ip) => connect_from(ip, url).await?,
+            };
             let (mut w, mut r): (Writer, _) = ws.split();
             if let Some(h) = hello {
                 w.send(Message::text(h)).await?;
@@ -936,7 +979,7 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
 
 const USAGE: &str = "usage: loadgen --url URL [--mode games|relay|idle|rooms] [--games N] [--connections N]
                [--per-game N] [--seconds S] [--think-ms MS] [--seed N] [--server-pid PID]
-               [--relay-bytes N] [--flooders N] [--flood-rate N] [--json]
+               [--relay-bytes N] [--flooders N] [--flood-rate N] [--spread-addresses] [--json]
 
 games  (default) N concurrent games (3 WebSocket clients each) of random legal moves:
        moves/s, latency from sending a move to every seat receiving it
@@ -951,6 +994,10 @@ rooms  N live games (seats taken over HTTP) without sockets: server memory per g
 it reports how often they were cut off and the close reasons. --flood-rate N paces each
 flooder to N messages/s (default 0: unpaced — then the flooders also saturate the load
 generator's own core, which shows up in the other games' measured latency).
+
+--spread-addresses (games mode): each game's players connect from a loopback address
+of their own (127.1.0.1 and up), so that the server's per-address limits see them as
+the separate households they stand for (the `abuse` tool runs loadgen so).
 
 With --server-pid: the server's RSS before, loaded and at the end, and its CPU
 during the window (from /proc). --json prints one JSON object.";
@@ -970,6 +1017,7 @@ fn parse_args() -> Result<Options> {
         json: false,
         flooders: 0,
         flood_rate: 0,
+        spread_addresses: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -996,6 +1044,7 @@ fn parse_args() -> Result<Options> {
             "--json" => opts.json = true,
             "--flooders" => opts.flooders = val()?.parse()?,
             "--flood-rate" => opts.flood_rate = val()?.parse()?,
+            "--spread-addresses" => opts.spread_addresses = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
