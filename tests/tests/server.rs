@@ -617,8 +617,9 @@ async fn byoyomi_periods_run_out() {
     );
     let clocks = &t.players[0].status.as_ref().unwrap().clocks;
     assert_eq!(
-        clocks[1].periods_left, 2,
-        "a flag leaves the clock as it was when the turn began"
+        (clocks[1].remaining_ms, clocks[1].periods_left),
+        (0, 0),
+        "a flag is charged: no main time and no period left (not the clock of the turn's start)"
     );
     server.stop().await;
 }
