@@ -683,7 +683,7 @@ async fn byoyomi_periods_run_out() {
     assert_eq!(
         (clocks[1].remaining_ms, clocks[1].periods_left),
         (0, 0),
-        "a flag shows the clock as it ran out, not as it was when the turn began"
+        "a flag is charged: no main time and no period left (not the clock of the turn's start)"
     );
     server.stop().await;
 }

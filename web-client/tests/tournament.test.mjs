@@ -164,6 +164,14 @@ test('withdrawing asks first; before round 1 it takes the registration back; the
   await page.click('#withdraw-yes');
   await page.waitForFunction((id) => !document.querySelector(`#t-players [data-player="${id}"]`), me);
   await page.waitForSelector('#register');
+  // a player who registered but did not check in: the organizer checks it in
+  const code = link.split('code=')[1];
+  const late = await (await fetch(`${server.url}/api/sessions`, { method: 'POST' })).json();
+  const reg = await fetch(`${server.url}/api/tournaments/register`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${late.token}` }, body: JSON.stringify({ code }) });
+  assert.equal(reg.status, 201);
+  await org.reload();
+  await org.click(`[data-org-player="${late.player}"][data-org-act="check-in"]`);
+  await org.waitForFunction((p) => document.querySelector(`#t-players [data-player="${p}"]`).textContent.includes('✓'), late.player);
   // after round 1 the organizer withdraws a player and takes it back
   await org.reload();
   await org.waitForSelector('#pair-next:not([disabled])');

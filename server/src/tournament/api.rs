@@ -270,13 +270,29 @@ async fn check_in(
     State(s): State<AppState>,
     Path(id): Path<String>,
     Authed(p): Authed,
+    raw: axum::body::Bytes,
 ) -> Result<Json<Tournament>, ApiError> {
+    // `{}` (or nothing): oneself; the organizer may name a player, `{"player"}`.
+    let named = if raw.iter().all(u8::is_ascii_whitespace) {
+        None
+    } else {
+        serde_json::from_slice::<Withdraw>(&raw)
+            .map_err(|_| ApiError::new(ErrorCode::BadRequest, "the body is {} or {\"player\": ID}"))?
+            .player
+    };
     let l = Loaded::load(&s, &id).await?;
-    let Some(e) = l.entrants.iter().find(|e| e.player == p.id) else {
-        return Err(ApiError::new(
-            ErrorCode::Forbidden,
-            "you are not registered in this tournament",
-        ));
+    let who = match named {
+        Some(other) if other != p.id && p.id != l.t.organizer => {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "only the organizer checks in another player",
+            ));
+        }
+        Some(other) => other,
+        None => p.id.clone(),
+    };
+    let Some(e) = l.entrants.iter().find(|e| e.player == who) else {
+        return Err(ApiError::new(ErrorCode::Forbidden, "not registered in this tournament"));
     };
     if e.withdrawn_after.is_some() {
         return Err(state_error("you have withdrawn"));
@@ -284,7 +300,7 @@ async fn check_in(
     if l.status() == TournamentStatus::Finished {
         return Err(state_error("the tournament is over"));
     }
-    s.store.check_in(&id, &p.id).await?;
+    s.store.check_in(&id, &who).await?;
     Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
 }
 

@@ -69,6 +69,7 @@ export const api = {
   registerTournament: (code) => request('POST', '/api/tournaments/register', { code }, tok()),
   checkIn: (id) => request('POST', `${tpath(id)}/check-in`, {}, tok()),
   withdraw: (id) => request('POST', `${tpath(id)}/withdraw`, {}, tok()),
+  checkInPlayer: (id, player) => request('POST', `${tpath(id)}/check-in`, { player }, tok()),
   withdrawPlayer: (id, player) => request('POST', `${tpath(id)}/withdraw`, { player }, tok()),
   explain: (id, mv) => request('POST', `/api/games/${encodeURIComponent(id)}/explain`, { mv }),
   finishTournament: (id, reason) => request('POST', `${tpath(id)}/finish`, { reason }, tok()),

@@ -763,7 +763,7 @@ export function mountGame(root, id, { seat } = {}) {
       again.addEventListener('click', async () => {
         const s = g.settings;
         try {
-          const snap = await api.createGame({ time_control: s.time_control, direction: s.direction, public: s.public, players_chat: s.players_chat, grace_ms: s.grace_ms });
+          const snap = await api.createGame({ variant: s.variant || 'sanguo', time_control: s.time_control, direction: s.direction, public: s.public, players_chat: s.players_chat, grace_ms: s.grace_ms });
           rememberCreated(snap.id);
           send({ type: 'chat', channel: s.players_chat ? 'players' : 'spectators', text: `${t('rematchChat')} #/g/${snap.id}?seat=any` });
           location.hash = `#/g/${snap.id}?seat=${me}`;

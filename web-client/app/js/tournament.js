@@ -400,7 +400,7 @@ export function mountTournament(root, id, navigate, { code } = {}) {
         tt.players.flatMap((p, i) => [
           i ? ', ' : '',
           h('span', { 'data-player': p.player }, `${p.seed}. ${p.name}${p.checked_in ? ' ✓' : ''}${p.withdrawn_after != null ? ` (${t('withdrawn')})` : ''}`),
-          me && me.player === tt.organizer && tt.status !== 'finished' ? orgPlayerButton(p) : '',
+          ...(me && me.player === tt.organizer && tt.status !== 'finished' ? orgPlayerButton(p) : []),
         ]),
       ),
       h('div', { class: 'form-row' }, actions),
@@ -419,9 +419,25 @@ export function mountTournament(root, id, navigate, { code } = {}) {
     return isOrg;
   }
 
-  // The organizer withdraws a player, or takes a withdrawal back.
+  // The organizer checks a player in, withdraws one, or takes a withdrawal back.
   function orgPlayerButton(p) {
     const back = p.withdrawn_after != null;
+    const checkIn =
+      !back && !p.checked_in
+        ? button(t('checkIn'), { class: 'small', 'data-org-player': p.player, 'data-org-act': 'check-in' }, async () => {
+            err.hidden = true;
+            try {
+              await api.checkInPlayer(id, p.player);
+              refresh(true);
+            } catch (x) {
+              showError(err, x);
+            }
+          })
+        : null;
+    return [checkIn, orgWithdrawButton(p, back)];
+  }
+
+  function orgWithdrawButton(p, back) {
     return button(t(back ? 'reinstate' : 'withdraw'), { class: 'small', 'data-org-player': p.player, 'data-org-act': back ? 'reinstate' : 'withdraw' }, async () => {
       err.hidden = true;
       try {
