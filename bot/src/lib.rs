@@ -11,10 +11,14 @@
 //! - [`answer_draw`] / [`offer_draw`]: the draw-vote policy (never a
 //!   collusion loophole, see [`answer_draw`]);
 //! - [`search::search`] and [`eval`]: the search and evaluation themselves.
+//!
+//! [`yanyi`] plays 三国演弈棋 on the variant-generic search of [`generic`].
 
 pub mod eval;
+pub mod generic;
 pub mod rng;
 pub mod search;
+pub mod yanyi;
 
 use engine::{Game, Move, MoveList, Position, Role, Side};
 
