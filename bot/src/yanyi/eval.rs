@@ -130,20 +130,8 @@ fn king_safety(pos: &Position, s: Player) -> i32 {
     // 魏 and 蜀 on one file with a single piece between: the third player
     // may remove it (or it moves) and both kings face.
     if s != Player::G
-        && let (Some(kb), Some(kr)) = (pos.king(Player::B), pos.king(Player::R))
-        && kb.x() == kr.x()
+        && let Some(between) = pieces_between_kings(pos)
     {
-        let mut between = 0;
-        let mut q = step(kb, Dir::South);
-        while let Some(t) = q {
-            if t == kr {
-                break;
-            }
-            if pos.piece_at(t).is_some() {
-                between += 1;
-            }
-            q = step(t, Dir::South);
-        }
         if between == 1 {
             v -= if pos.live().contains(Player::G) { 250 } else { 60 };
         } else if between == 2 {
@@ -151,6 +139,26 @@ fn king_safety(pos: &Position, s: Player) -> i32 {
         }
     }
     v
+}
+
+/// The pieces between 魏's and 蜀's kings when they stand on one file.
+pub fn pieces_between_kings(pos: &Position) -> Option<u32> {
+    let (kb, kr) = (pos.king(Player::B)?, pos.king(Player::R)?);
+    if kb.x() != kr.x() {
+        return None;
+    }
+    let mut between = 0;
+    let mut q = step(kb, Dir::South);
+    while let Some(t) = q {
+        if t == kr {
+            break;
+        }
+        if pos.piece_at(t).is_some() {
+            between += 1;
+        }
+        q = step(t, Dir::South);
+    }
+    Some(between)
 }
 
 /// `s`'s utility: `-MATE` once out, `MATE` once alone, otherwise its

@@ -42,7 +42,7 @@ pub const fn settings(level: Level) -> Settings {
         },
         Level::Three => Settings {
             max_depth: 8,
-            nodes: 30_000,
+            nodes: 60_000,
             quiescence: 4,
             killers: true,
             root_noise: 5,
@@ -105,6 +105,11 @@ impl SearchPosition for Position {
 
     fn move_index(m: Move) -> usize {
         m.from.index() * 256 + m.to.index()
+    }
+
+    fn reckless(&self, s: usize) -> bool {
+        let p = Player::from_index(s);
+        p != Player::G && self.live().contains(Player::G) && eval::pieces_between_kings(self) == Some(1)
     }
 }
 
