@@ -13,11 +13,15 @@
 //! - [`search::search`] and [`eval`]: the search and evaluation themselves;
 //! - [`anqi`]: the bots of the second game, 三国暗棋 (hidden pieces), which see
 //!   only the viewer position ([`anqi::choose_action`]).
+//!
+//! [`yanyi`] plays 三国演弈棋 on the variant-generic search of [`generic`].
 
 pub mod anqi;
 pub mod eval;
+pub mod generic;
 pub mod rng;
 pub mod search;
+pub mod yanyi;
 
 use engine::{Game, Move, MoveList, Position, Role, Side};
 
