@@ -248,8 +248,9 @@ test('读秒 in its second period: the clock shows the periods and the time the 
   const created = await fetch(`${server.url}/api/games`, {
     method: 'POST',
     headers: auth(sessions[0]),
-    body: JSON.stringify({ public: false, time_control: { base_ms: 0, increment_ms: 0, byoyomi: { periods: 3, period_ms: 2500 } } }),
+    body: JSON.stringify({ public: false, time_control: { base_ms: 0, increment_ms: 0, byoyomi: { periods: 3, period_ms: 5000 } } }), // 5 s: the shortest period the server allows
   });
+  assert.equal(created.status, 201);
   const id = (await created.json()).id;
   for (const [i, side] of ['W', 'B', 'Y'].entries()) {
     await fetch(`${server.url}/api/games/${id}/join`, { method: 'POST', headers: auth(sessions[i]), body: JSON.stringify({ side }) });
@@ -258,7 +259,7 @@ test('读秒 in its second period: the clock shows the periods and the time the 
   await page.goto(`${server.url}/#/g/${id}`);
   await page.waitForSelector('#game[data-phase="live"][data-role="spectator"]');
   // the page got its snapshot in W's first period; now W is in the second
-  await page.waitForFunction(() => /读秒 2×/.test(document.querySelector('.clock[data-side="W"] .extra').textContent), null, { timeout: 5000 });
+  await page.waitForFunction(() => /读秒 2×/.test(document.querySelector('.clock[data-side="W"] .extra').textContent), null, { timeout: 9000 });
   await page.waitForTimeout(500);
   const shown = Number(await page.locator('.clock[data-side="W"] .time').innerText());
   const w = (await (await fetch(`${server.url}/api/games/${id}`)).json()).status.clocks[0];

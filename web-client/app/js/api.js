@@ -87,7 +87,8 @@ export const api = {
   joinGame: (id, side) => request('POST', `/api/games/${encodeURIComponent(id)}/join`, side ? { side } : {}, session && session.token),
   addBot: (id, side, level) => request('POST', `/api/games/${encodeURIComponent(id)}/bots`, { side, level }, session && session.token),
   game: (id) => request('GET', `/api/games/${encodeURIComponent(id)}`),
-  record: (id) => request('GET', `/api/games/${encodeURIComponent(id)}/record`),
+  // with the token: the record shows this viewer the chat channels it may read
+  record: (id) => request('GET', `/api/games/${encodeURIComponent(id)}/record`, undefined, tok()),
 };
 
 export function wsUrl(id) {
