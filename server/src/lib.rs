@@ -6,6 +6,7 @@
 //! room task ([`room`]: decisions in [`room::core`]) → the store ([`store`]).
 
 pub mod boards;
+pub mod deal;
 pub mod error;
 pub mod explain;
 pub mod http;
