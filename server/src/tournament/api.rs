@@ -150,13 +150,21 @@ async fn edit(
         &s.config.clock_minimums,
         wall_ms(),
     )?;
-    match s.store.edit_tournament(&id, &settings, &p.id, e.reason.trim()).await {
-        Ok(()) => {}
-        Err(StoreError::Conflict) => return Err(state_error("round 1 is paired: the settings are fixed")),
-        Err(e) => return Err(e.into()),
-    }
+    on_conflict(
+        s.store.edit_tournament(&id, &settings, &p.id, e.reason.trim()).await,
+        "round 1 is paired: the settings are fixed",
+    )?;
     tracing::info!(tournament = %id, by = %p.id, reason = %e.reason, "tournament edited");
     Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
+}
+
+/// A store write whose conflict means the tournament moved on meanwhile
+/// (another request won the race): that is a `tournament_state` refusal.
+fn on_conflict(r: Result<(), StoreError>, refusal: &str) -> Result<(), ApiError> {
+    match r {
+        Err(StoreError::Conflict) => Err(state_error(refusal)),
+        r => r.map_err(ApiError::from),
+    }
 }
 
 /// Deletes a tournament before round 1 (organizer; logged with the reason).
@@ -171,11 +179,10 @@ async fn delete(
     if l.t.round > 0 {
         return Err(state_error("round 1 is paired: finish the tournament instead"));
     }
-    match s.store.delete_tournament(&id, &p.id, r.reason.trim()).await {
-        Ok(()) => {}
-        Err(StoreError::Conflict) => return Err(state_error("round 1 is paired: finish the tournament instead")),
-        Err(e) => return Err(e.into()),
-    }
+    on_conflict(
+        s.store.delete_tournament(&id, &p.id, r.reason.trim()).await,
+        "round 1 is paired: finish the tournament instead",
+    )?;
     tracing::info!(tournament = %id, by = %p.id, reason = %r.reason, "tournament deleted");
     Ok(StatusCode::NO_CONTENT)
 }
@@ -202,11 +209,10 @@ async fn finish(
             l.t.round
         )));
     }
-    match s.store.finish_tournament(&id, &p.id, r.reason.trim()).await {
-        Ok(()) => {}
-        Err(StoreError::Conflict) => return Err(state_error("the tournament is over")),
-        Err(e) => return Err(e.into()),
-    }
+    on_conflict(
+        s.store.finish_tournament(&id, &p.id, r.reason.trim()).await,
+        "the tournament is over",
+    )?;
     tracing::info!(tournament = %id, by = %p.id, reason = %r.reason, "tournament finished by its organizer");
     Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
 }
@@ -256,11 +262,7 @@ async fn register(
             "a round robin takes no late entries once round 1 is paired",
         ));
     }
-    match s.store.register(&t.id, &p.id).await {
-        Ok(()) => {}
-        Err(StoreError::Conflict) => return Err(state_error("you are registered already")),
-        Err(e) => return Err(e.into()),
-    }
+    on_conflict(s.store.register(&t.id, &p.id).await, "you are registered already")?;
     tracing::info!(tournament = %t.id, player = %p.id, "registered");
     let l = Loaded::load(&s, &t.id).await?;
     Ok((StatusCode::CREATED, Json(l.view(Some(&p.id)))))

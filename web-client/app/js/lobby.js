@@ -199,11 +199,13 @@ export function mountLobby(root, navigate) {
   };
 
   async function refresh() {
+    const filter = filterSel.value;
     try {
-      const [open, live, fin] = await Promise.all(['open', 'live', 'finished'].map((p) => api.listGames(p, filterSel.value)));
+      const [open, live, fin] = await Promise.all(['open', 'live', 'finished'].map((p) => api.listGames(p, filter)));
       await boards.refreshBoards();
       const mine = (await Promise.all(myGames().map((gid) => api.game(gid).catch(() => null)))).filter((g) => g && g.phase !== 'finished');
-      if (destroyed) return;
+      // gone, or the filter changed meanwhile: the refresh it started shows the lists
+      if (destroyed || filter !== filterSel.value) return;
       mineCard.hidden = !mine.length;
       mineEl.replaceChildren(table(mine.map((g) => ({ ...g, ply: g.status.ply })), (g) => [link(`#/g/${g.id}`, t('resume'), 'primary')]));
       openEl.replaceChildren(
@@ -217,6 +219,8 @@ export function mountLobby(root, navigate) {
     } catch {
       /* try again shortly */
     }
+    // one polling loop, even when a filter change started a refresh while another was running
+    clearTimeout(timer);
     if (!destroyed) timer = setTimeout(refresh, 4000);
   }
   refresh();
