@@ -327,6 +327,20 @@ pub struct EditTournament {
     pub reason: String,
 }
 
+/// `POST /api/tournaments/{id}/registration` (organizer): when registration
+/// closes — the late-entry control. `closes_ms: null` keeps it open (a Swiss
+/// event then takes late entries until it is finished); a time in the past
+/// closes it now. A round robin takes no entries once round 1 is paired, so
+/// it cannot be reopened then.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegistrationWindow {
+    /// When registration closes, ms since the epoch (`null`: open until the end).
+    pub closes_ms: Option<i64>,
+    /// Why (1 to 500 characters; logged).
+    pub reason: String,
+}
+
 /// `POST /api/tournaments/{id}/finish`, `DELETE /api/tournaments/{id}`: why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -345,6 +359,8 @@ pub enum OrganizerAction {
     Edit,
     /// Deleted it before round 1.
     Delete,
+    /// Closed or reopened registration (late entries).
+    Registration,
 }
 
 /// A line of the organizer log (`GET /api/tournaments/{id}/organizer-log`).

@@ -1310,3 +1310,88 @@ async fn a_no_show_at_a_bot_table_loses_it() {
     assert_eq!(e.view().await.status, TournamentStatus::Finished);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn the_late_entry_control_closes_and_reopens_registration_with_reasons_logged() {
+    use protocol::tournament::{OrganizerAction, OrganizerEntry};
+    use reqwest::Method;
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let mut e = Event::new(&server, 3, json!({ "name": "Late night", "rounds": 3 })).await;
+    let path = format!("/api/tournaments/{}/registration", e.id);
+    let register = |api: Api, code: String| async move {
+        let p = api.guest().await;
+        api.send(
+            Method::POST,
+            "/api/tournaments/register",
+            Some(&p.token),
+            &json!({ "code": code }),
+        )
+        .await
+    };
+    let close_now = json!({ "closes_ms": 1_000, "reason": "the hall is full" });
+    // Only the organizer, only with a reason, never before registration opens.
+    assert_eq!(
+        e.api
+            .send(Method::POST, &path, Some(&e.players[0].token), &close_now)
+            .await
+            .0,
+        403
+    );
+    let no_reason = json!({ "closes_ms": null, "reason": "" });
+    assert_eq!(
+        e.api.send(Method::POST, &path, Some(&e.org.token), &no_reason).await.0,
+        400
+    );
+    let t = e.view().await;
+    assert_eq!(t.settings.registration_closes_ms, None, "a refusal changes nothing");
+    let before_open = json!({ "closes_ms": t.settings.registration_opens_ms - 1, "reason": "oops" });
+    let (status, text) = e.api.send(Method::POST, &path, Some(&e.org.token), &before_open).await;
+    assert_eq!(status, 400, "{text}");
+    // Closed now: a newcomer is refused; the players already in stay.
+    let close_now = json!({ "closes_ms": t.settings.registration_opens_ms, "reason": "the hall is full" });
+    let (status, text) = e.api.send(Method::POST, &path, Some(&e.org.token), &close_now).await;
+    assert_eq!(status, 200, "{text}");
+    let (status, text) = register(e.api.clone(), e.code.clone()).await;
+    assert_eq!(status, 409, "{text}");
+    assert!(text.contains("tournament_state") && text.contains("closed"), "{text}");
+    assert_eq!(e.view().await.players.len(), 3);
+    // Round 1 is paired; reopened, a late entrant registers and joins from round 2.
+    e.pair().await.expect("round 1");
+    let reopen = json!({ "closes_ms": null, "reason": "one more table" });
+    let (status, text) = e.api.send(Method::POST, &path, Some(&e.org.token), &reopen).await;
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(e.view().await.settings.registration_closes_ms, None);
+    e.enter().await;
+    assert_eq!(e.view().await.players.len(), 4);
+    let log: Vec<OrganizerEntry> = e
+        .api
+        .get(&format!("/api/tournaments/{}/organizer-log", e.id))
+        .await
+        .unwrap();
+    let seen: Vec<(OrganizerAction, &str)> = log.iter().map(|l| (l.action, l.reason.as_str())).collect();
+    assert_eq!(
+        seen,
+        [
+            (OrganizerAction::Registration, "the hall is full"),
+            (OrganizerAction::Registration, "one more table"),
+        ]
+    );
+
+    // A round robin cannot reopen once round 1 is paired (its groups are fixed).
+    let rr = Event::new(
+        &server,
+        3,
+        json!({ "name": "Groups", "pairing": { "kind": "round_robin", "group_size": 3 } }),
+    )
+    .await;
+    rr.pair().await.expect("round 1");
+    let path = format!("/api/tournaments/{}/registration", rr.id);
+    let (status, text) = rr.api.send(Method::POST, &path, Some(&rr.org.token), &reopen).await;
+    assert_eq!(status, 409, "{text}");
+    let opens = rr.view().await.settings.registration_opens_ms;
+    let close = json!({ "closes_ms": opens, "reason": "closing the books" });
+    let (status, text) = rr.api.send(Method::POST, &path, Some(&rr.org.token), &close).await;
+    assert_eq!(status, 200, "closing stays possible: {text}");
+    assert_eq!(rr.view().await.settings.registration_closes_ms, Some(opens));
+}

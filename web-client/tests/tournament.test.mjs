@@ -229,3 +229,57 @@ test('the create form takes what the API does: a custom clock, direction, regist
   assert.match(await org.locator('#t-status').innerText(), /20″ \+1″/);
   assert.deepEqual(errors, []);
 });
+
+test('the organizer edits the settings before round 1 and closes and reopens late entries, each logged', async () => {
+  const { org, link } = await createTournament('orge', 'Spring open');
+  const id = link.split('#/t/')[1].split('?')[0];
+  const code = link.split('code=')[1];
+  // Edit: the create form comes filled in with the event's settings.
+  await org.click('#edit-event');
+  await org.waitForSelector('#te-form');
+  assert.equal(await org.inputValue('#te-name'), 'Spring open');
+  assert.equal(await org.inputValue('#te-rounds'), '1');
+  await org.fill('#te-name', 'Spring open (3 rounds)');
+  await org.fill('#te-rounds', '3');
+  await org.click('#te-submit');
+  await org.waitForSelector('#te-error:not([hidden])'); // no reason given: refused, in words, nothing changed
+  assert.equal((await (await fetch(`${server.url}/api/tournaments/${id}`)).json()).settings.name, 'Spring open');
+  await org.fill('#arb-reason', 'three rounds fit the evening');
+  await org.click('#te-submit');
+  await org.waitForFunction(() => document.querySelector('#t-name').textContent === 'Spring open (3 rounds)');
+  assert.equal(await org.isHidden('#edit-box'), true);
+  assert.equal((await (await fetch(`${server.url}/api/tournaments/${id}`)).json()).settings.rounds, 3);
+
+  // Close registration now: a newcomer with the code is refused, in words.
+  await org.waitForSelector('#reg-state[data-open="true"]');
+  await org.click('#reg-close');
+  await org.waitForSelector('#reg-state[data-open="false"]');
+  assert.equal(await org.isHidden('#reg-close'), true);
+  const { page: late } = await newPage(browser, {}, errors);
+  await late.goto(link);
+  await late.waitForSelector('#register-closed');
+  assert.equal(await late.isVisible('#register'), false);
+  const guest = await (await fetch(`${server.url}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
+  const refused = await fetch(`${server.url}/api/tournaments/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${guest.token}` },
+    body: JSON.stringify({ code }),
+  });
+  assert.equal(refused.status, 409);
+  assert.equal((await refused.json()).code, 'tournament_state');
+
+  // Reopen: the newcomer's page offers registration again (it refreshes), and it registers.
+  await org.click('#reg-reopen');
+  await org.waitForSelector('#reg-state[data-open="true"]');
+  await late.click('#register');
+  const me = await late.evaluate(() => JSON.parse(localStorage.getItem('sanguo.session')).player);
+  await late.waitForSelector(`#t-players [data-player="${me}"]`);
+
+  const log = await (await fetch(`${server.url}/api/tournaments/${id}/organizer-log`)).json();
+  assert.deepEqual(
+    log.map((l) => l.action),
+    ['edit', 'registration', 'registration'],
+  );
+  assert.ok(log.every((l) => l.reason === 'three rounds fit the evening'));
+  assert.deepEqual(errors, []);
+});

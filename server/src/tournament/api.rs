@@ -7,7 +7,8 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use protocol::tournament::{
     ArbiterAction, ArbiterEntry, ArbiterOutcome, ArbiterRequest, Board, CreateTournament, EditTournament,
-    OrganizerEntry, OrganizerReason, PairingSystem, Register, Round, Standings, Tournament, TournamentStatus, Withdraw,
+    OrganizerEntry, OrganizerReason, PairingSystem, Register, RegistrationWindow, Round, Standings, Tournament,
+    TournamentStatus, Withdraw,
 };
 use protocol::{ErrorCode, GameRecord};
 
@@ -24,6 +25,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/tournaments/register", post(register))
         .route("/api/tournaments/{id}", get(view).patch(edit).delete(delete))
         .route("/api/tournaments/{id}/finish", post(finish))
+        .route("/api/tournaments/{id}/registration", post(registration))
         .route("/api/tournaments/{id}/organizer-log", get(organizer_log))
         .route("/api/tournaments/{id}/check-in", post(check_in))
         .route("/api/tournaments/{id}/withdraw", post(withdraw))
@@ -214,6 +216,45 @@ async fn finish(
         "the tournament is over",
     )?;
     tracing::info!(tournament = %id, by = %p.id, reason = %r.reason, "tournament finished by its organizer");
+    Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
+}
+
+/// The late-entry control (organizer; logged with the reason): when
+/// registration closes, at any time before the tournament is over. A round
+/// robin's groups are fixed once round 1 is paired, so it cannot reopen then.
+async fn registration(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Authed(p): Authed,
+    ApiJson(r): ApiJson<RegistrationWindow>,
+) -> Result<Json<Tournament>, ApiError> {
+    check_reason(&r.reason)?;
+    let l = as_organizer(&s, &id, &p).await?;
+    if l.status() == TournamentStatus::Finished {
+        return Err(state_error("the tournament is over"));
+    }
+    let now = wall_ms();
+    let reopens = r.closes_ms.is_none_or(|c| c > now);
+    if reopens && l.t.round > 0 && matches!(l.t.settings.pairing, PairingSystem::RoundRobin { .. }) {
+        return Err(state_error(
+            "a round robin takes no late entries once round 1 is paired: registration stays closed",
+        ));
+    }
+    if let Some(c) = r.closes_ms
+        && c < l.t.settings.registration_opens_ms
+    {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            "registration cannot close before it opens (registration_opens_ms)",
+        ));
+    }
+    on_conflict(
+        s.store
+            .set_registration_closes(&id, r.closes_ms, &p.id, r.reason.trim())
+            .await,
+        "the tournament is over",
+    )?;
+    tracing::info!(tournament = %id, by = %p.id, closes_ms = ?r.closes_ms, reason = %r.reason, "registration window set");
     Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
 }
 

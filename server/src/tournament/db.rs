@@ -484,6 +484,7 @@ impl Store {
             OrganizerAction::Finish => "finish",
             OrganizerAction::Edit => "edit",
             OrganizerAction::Delete => "delete",
+            OrganizerAction::Registration => "registration",
         })
         .bind(reason)
         .execute(&mut *tx)
@@ -524,6 +525,41 @@ impl Store {
             return Err(StoreError::Conflict);
         }
         Self::log_organizer(&mut tx, tournament, by, OrganizerAction::Edit, reason).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Sets when registration closes (`None`: open until the end), logged.
+    /// The settings are read and written under the tournament row's lock, so
+    /// an edit or a registration at the same instant is ordered with it.
+    /// `Conflict` once the tournament is finished.
+    pub async fn set_registration_closes(
+        &self,
+        tournament: &str,
+        closes_ms: Option<i64>,
+        by: &str,
+        reason: &str,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let locked = sqlx::query("UPDATE tournaments SET round = round WHERE id = $1 AND status <> 'finished'")
+            .bind(tournament)
+            .execute(&mut *tx)
+            .await?;
+        if locked.rows_affected() != 1 {
+            return Err(StoreError::Conflict);
+        }
+        let row = sqlx::query("SELECT settings FROM tournaments WHERE id = $1")
+            .bind(tournament)
+            .fetch_one(&mut *tx)
+            .await?;
+        let mut settings: TournamentSettings = from_json(&row.try_get::<String, _>("settings")?)?;
+        settings.registration_closes_ms = closes_ms;
+        sqlx::query("UPDATE tournaments SET settings = $1 WHERE id = $2")
+            .bind(to_json(&settings))
+            .bind(tournament)
+            .execute(&mut *tx)
+            .await?;
+        Self::log_organizer(&mut tx, tournament, by, OrganizerAction::Registration, reason).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -574,6 +610,7 @@ impl Store {
                         "finish" => OrganizerAction::Finish,
                         "edit" => OrganizerAction::Edit,
                         "delete" => OrganizerAction::Delete,
+                        "registration" => OrganizerAction::Registration,
                         _ => return Err(corrupt("organizer action", &action)),
                     },
                     reason: r.try_get("reason")?,

@@ -4,12 +4,13 @@
 // actions and exports for the organizer. Everything comes from the HTTP API,
 // refreshed every few seconds.
 
-import { t, sideName, errorText } from './i18n.js';
+import { t, sideName, errorText, variantName } from './i18n.js';
 import { api, currentSession, signIn } from './api.js';
 import { SIDES, parsePlacement } from './geometry.js';
 import { Board } from './board.js';
 import { h, clear, tcLabel, formatClock, describeResult } from './ui.js';
 import { PRESETS } from './lobby.js';
+import { variants } from './variants.js';
 
 const REFRESH_MS = 3000;
 
@@ -26,6 +27,129 @@ function button(label, attrs, onClick) {
   const b = h('button', { type: 'button', class: 'small', ...attrs }, label);
   b.addEventListener('click', onClick);
   return b;
+}
+
+/** `YYYY-MM-DDTHH:MM` in local time, for a datetime-local input. */
+function localInput(ms) {
+  if (ms == null) return '';
+  const d = new Date(ms);
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/**
+ * The tournament settings form — everything `POST /api/tournaments` takes —
+ * for creating one (`initial` absent: the defaults) and for the organizer's
+ * edit before round 1 (`initial`: the tournament's settings, filled in).
+ * Element ids are `${prefix}-…`. `onSubmit(body)` may throw: its error is
+ * shown under the form, translated.
+ */
+function settingsForm({ prefix, initial, submitLabel, onSubmit, extra = [] }) {
+  const id = (k) => `${prefix}-${k}`;
+  const num = (k, value) => h('input', { id: id(k), type: 'number', min: '0', step: '1', value: String(value), style: 'width:4em' });
+  const dec = (k, value) => h('input', { id: id(k), type: 'number', min: '0', step: 'any', value: String(value), style: 'width:5em' });
+  const init = initial || {};
+  const tc0 = init.time_control;
+  const presetKey = tc0 ? Object.keys(PRESETS).find((k) => JSON.stringify(PRESETS[k]) === JSON.stringify(tc0)) || 'custom' : 'fischer';
+  const name = h('input', { id: id('name'), required: true, maxlength: '80', value: init.name || '' });
+  const variantSel = h(
+    'select',
+    { id: id('variant') },
+    (variants().length ? variants() : [{ key: 'sanguo', playable: true }]).map((v) =>
+      h('option', { value: v.key, disabled: !v.playable, selected: (init.variant || 'sanguo') === v.key }, v.playable ? variantName(v.key) : `${variantName(v.key)} (${t('comingSoon')})`),
+    ),
+  );
+  const preset = h('select', { id: id('preset') }, ['fischer', 'byoyomi', 'permove', 'custom'].map((k) => h('option', { value: k, selected: k === presetKey }, t(`preset_${k}`))));
+  // everything the API takes: a custom clock, the direction, the registration window, the start, the grace
+  const cBase = dec('c-base', tc0 ? tc0.base_ms / 60000 : 10);
+  const cInc = dec('c-inc', tc0 ? tc0.increment_ms / 1000 : 5);
+  const cPer = dec('c-permove', tc0 && tc0.per_move_ms ? tc0.per_move_ms / 1000 : 0);
+  const cPeriods = num('c-periods', tc0 && tc0.byoyomi ? tc0.byoyomi.periods : 0);
+  const cPeriod = dec('c-period', tc0 && tc0.byoyomi ? tc0.byoyomi.period_ms / 1000 : 30);
+  const customTc = h(
+    'div',
+    { class: 'form-grid', id: id('custom-tc'), hidden: presetKey !== 'custom' },
+    h('label', { class: 'form-row' }, t('baseMin'), cBase),
+    h('label', { class: 'form-row' }, t('incrementS'), cInc),
+    h('label', { class: 'form-row' }, t('perMoveS'), cPer),
+    h('label', { class: 'form-row' }, t('byoPeriods'), cPeriods),
+    h('label', { class: 'form-row' }, t('byoSeconds'), cPeriod),
+  );
+  preset.addEventListener('change', () => (customTc.hidden = preset.value !== 'custom'));
+  const direction = h('select', { id: id('direction') }, ['ccw', 'cw'].map((d) => h('option', { value: d, selected: (init.direction || 'ccw') === d }, t(d))));
+  const when = (k, ms) => h('input', { id: id(k), type: 'datetime-local', value: localInput(ms) });
+  const regOpens = when('reg-opens', initial ? init.registration_opens_ms : null);
+  const regCloses = when('reg-closes', init.registration_closes_ms);
+  const starts = when('starts', init.starts_ms);
+  const grace = dec('grace', init.grace_ms != null ? init.grace_ms / 1000 : 60);
+  const rr = init.pairing && init.pairing.kind === 'round_robin';
+  const system = h('select', { id: id('system') }, h('option', { value: 'swiss' }, t('swiss')), h('option', { value: 'round_robin', selected: rr }, t('roundRobin')));
+  const rounds = num('rounds', init.rounds || 5);
+  const group = num('group', rr ? init.pairing.group_size : 6);
+  const sc0 = init.scoring || { win: 3, draw: 1, loss: 0, bye: 1 };
+  const sc = ['win', 'draw', 'loss', 'bye'].map((k) => num(k, sc0[k]));
+  // What the players a round leaves without a table do: score the bye points, or play bots.
+  const bye0 = init.byes && init.byes.kind === 'bot' ? String(init.byes.level) : 'points';
+  const byes = h(
+    'select',
+    { id: id('byes') },
+    h('option', { value: 'points' }, t('byePoints')),
+    ...[1, 2, 3].map((n) => h('option', { value: String(n), selected: bye0 === String(n) }, t('byeBot', { n }))),
+  );
+  const cerr = errorBox(id('error'));
+  const form = h(
+    'form',
+    { id: prefix === 'tn' ? 'tournament-form' : id('form') },
+    h('label', { class: 'form-row' }, t('tName'), name),
+    h('label', { class: 'form-row' }, t('variant'), variantSel),
+    h('label', { class: 'form-row' }, t('timeControl'), preset),
+    customTc,
+    h('label', { class: 'form-row' }, t('direction'), direction),
+    h('label', { class: 'form-row' }, t('regOpens'), regOpens),
+    h('label', { class: 'form-row' }, t('regCloses'), regCloses),
+    h('label', { class: 'form-row' }, t('startsAt'), starts),
+    h('label', { class: 'form-row' }, t('graceS'), grace),
+    h('label', { class: 'form-row' }, t('pairing'), system),
+    h('label', { class: 'form-row' }, t('rounds'), rounds),
+    h('label', { class: 'form-row' }, t('groupSize'), group),
+    h('div', { class: 'form-row' }, h('span', {}, t('scoring')), ...sc),
+    h('label', { class: 'form-row' }, t('byeFill'), byes),
+    ...extra,
+    cerr,
+    h('button', { type: 'submit', class: 'primary', id: prefix === 'tn' ? 'tn-create' : id('submit') }, submitLabel),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    cerr.hidden = true;
+    const n = (el) => Number(el.value) || 0;
+    let tc = PRESETS[preset.value];
+    if (preset.value === 'custom') {
+      tc = { base_ms: Math.round(n(cBase) * 60000), increment_ms: Math.round(n(cInc) * 1000) };
+      if (n(cPer) > 0) tc.per_move_ms = Math.round(n(cPer) * 1000);
+      if (n(cPeriods) > 0) tc.byoyomi = { periods: Math.round(n(cPeriods)), period_ms: Math.round(n(cPeriod) * 1000) };
+    }
+    const ms = (el) => (el.value ? new Date(el.value).getTime() : undefined);
+    const body = {
+      name: name.value,
+      variant: variantSel.value || 'sanguo',
+      time_control: tc,
+      direction: direction.value,
+      grace_ms: Math.round(n(grace) * 1000),
+      registration_opens_ms: ms(regOpens),
+      registration_closes_ms: ms(regCloses),
+      starts_ms: ms(starts),
+      pairing: system.value === 'swiss' ? { kind: 'swiss' } : { kind: 'round_robin', group_size: n(group) },
+      scoring: { win: n(sc[0]), draw: n(sc[1]), loss: n(sc[2]), bye: n(sc[3]) },
+    };
+    if (system.value === 'swiss') body.rounds = n(rounds);
+    body.byes = byes.value === 'points' ? { kind: 'points' } : { kind: 'bot', level: Number(byes.value) };
+    try {
+      await onSubmit(body);
+    } catch (x) {
+      showError(cerr, x);
+    }
+  });
+  return form;
 }
 
 /** `#/t`: tournaments, registration by code, a new tournament. */
@@ -85,95 +209,16 @@ export function mountTournaments(root, navigate) {
       );
       return;
     }
-    const num = (id, value) => h('input', { id, type: 'number', min: '0', step: '1', value: String(value), style: 'width:4em' });
-    const name = h('input', { id: 'tn-name', required: true, maxlength: '80' });
-    const preset = h('select', { id: 'tn-preset' }, ['fischer', 'byoyomi', 'permove', 'custom'].map((k) => h('option', { value: k }, t(`preset_${k}`))));
-    // everything the API takes: a custom clock, the direction, the registration window, the start, the grace
-    const dec = (id, value) => h('input', { id, type: 'number', min: '0', step: 'any', value: String(value), style: 'width:5em' });
-    const cBase = dec('tn-c-base', 10);
-    const cInc = dec('tn-c-inc', 5);
-    const cPer = dec('tn-c-permove', 0);
-    const cPeriods = num('tn-c-periods', 0);
-    const cPeriod = dec('tn-c-period', 30);
-    const customTc = h(
-      'div',
-      { class: 'form-grid', id: 'tn-custom-tc', hidden: true },
-      h('label', { class: 'form-row' }, t('baseMin'), cBase),
-      h('label', { class: 'form-row' }, t('incrementS'), cInc),
-      h('label', { class: 'form-row' }, t('perMoveS'), cPer),
-      h('label', { class: 'form-row' }, t('byoPeriods'), cPeriods),
-      h('label', { class: 'form-row' }, t('byoSeconds'), cPeriod),
+    createCard.appendChild(
+      settingsForm({
+        prefix: 'tn',
+        submitLabel: t('create'),
+        onSubmit: async (body) => {
+          const tt = await api.createTournament(body);
+          navigate(`#/t/${tt.id}`);
+        },
+      }),
     );
-    preset.addEventListener('change', () => (customTc.hidden = preset.value !== 'custom'));
-    const direction = h('select', { id: 'tn-direction' }, h('option', { value: 'ccw' }, t('ccw')), h('option', { value: 'cw' }, t('cw')));
-    const when = (id) => h('input', { id, type: 'datetime-local' });
-    const regOpens = when('tn-reg-opens');
-    const regCloses = when('tn-reg-closes');
-    const starts = when('tn-starts');
-    const grace = dec('tn-grace', 60);
-    const system = h('select', { id: 'tn-system' }, h('option', { value: 'swiss' }, t('swiss')), h('option', { value: 'round_robin' }, t('roundRobin')));
-    const rounds = num('tn-rounds', 5);
-    const group = num('tn-group', 6);
-    const sc = ['win', 'draw', 'loss', 'bye'].map((k, i) => num(`tn-${k}`, [3, 1, 0, 1][i]));
-    // What the players a round leaves without a table do: score the bye points, or play bots.
-    const byes = h(
-      'select',
-      { id: 'tn-byes' },
-      h('option', { value: 'points' }, t('byePoints')),
-      ...[1, 2, 3].map((n) => h('option', { value: String(n) }, t('byeBot', { n }))),
-    );
-    const cerr = errorBox('tn-error');
-    const form = h(
-      'form',
-      { id: 'tournament-form' },
-      h('label', { class: 'form-row' }, t('tName'), name),
-      h('label', { class: 'form-row' }, t('timeControl'), preset),
-      customTc,
-      h('label', { class: 'form-row' }, t('direction'), direction),
-      h('label', { class: 'form-row' }, t('regOpens'), regOpens),
-      h('label', { class: 'form-row' }, t('regCloses'), regCloses),
-      h('label', { class: 'form-row' }, t('startsAt'), starts),
-      h('label', { class: 'form-row' }, t('graceS'), grace),
-      h('label', { class: 'form-row' }, t('pairing'), system),
-      h('label', { class: 'form-row' }, t('rounds'), rounds),
-      h('label', { class: 'form-row' }, t('groupSize'), group),
-      h('div', { class: 'form-row' }, h('span', {}, t('scoring')), ...sc),
-      h('label', { class: 'form-row' }, t('byeFill'), byes),
-      cerr,
-      h('button', { type: 'submit', class: 'primary', id: 'tn-create' }, t('create')),
-    );
-    form.addEventListener('submit', async (e) => {
-      e.preventDefault();
-      cerr.hidden = true;
-      const n = (el) => Number(el.value) || 0;
-      let tc = PRESETS[preset.value];
-      if (preset.value === 'custom') {
-        tc = { base_ms: Math.round(n(cBase) * 60000), increment_ms: Math.round(n(cInc) * 1000) };
-        if (n(cPer) > 0) tc.per_move_ms = Math.round(n(cPer) * 1000);
-        if (n(cPeriods) > 0) tc.byoyomi = { periods: Math.round(n(cPeriods)), period_ms: Math.round(n(cPeriod) * 1000) };
-      }
-      const ms = (el) => (el.value ? new Date(el.value).getTime() : undefined);
-      const body = {
-        name: name.value,
-        time_control: tc,
-        direction: direction.value,
-        grace_ms: Math.round(n(grace) * 1000),
-        registration_opens_ms: ms(regOpens),
-        registration_closes_ms: ms(regCloses),
-        starts_ms: ms(starts),
-        pairing: system.value === 'swiss' ? { kind: 'swiss' } : { kind: 'round_robin', group_size: n(group) },
-        scoring: { win: n(sc[0]), draw: n(sc[1]), loss: n(sc[2]), bye: n(sc[3]) },
-      };
-      if (system.value === 'swiss') body.rounds = n(rounds);
-      body.byes = byes.value === 'points' ? { kind: 'points' } : { kind: 'bot', level: Number(byes.value) };
-      try {
-        const tt = await api.createTournament(body);
-        navigate(`#/t/${tt.id}`);
-      } catch (x) {
-        showError(cerr, x);
-      }
-    });
-    createCard.appendChild(form);
   }
   renderCreate();
 
@@ -267,11 +312,50 @@ export function mountTournament(root, id, navigate, { code } = {}) {
       showError(err, x);
     }
   });
+  // The late-entry control: close registration now, or reopen it (logged with the reason).
+  const regInfo = h('span', { id: 'reg-state' });
+  const regClose = button(t('regCloseNow'), { id: 'reg-close', class: 'small' }, () => setRegistration(Date.now()));
+  const regReopen = button(t('regReopen'), { id: 'reg-reopen', class: 'small' }, () => setRegistration(null));
+  async function setRegistration(closes) {
+    err.hidden = true;
+    try {
+      await api.setRegistration(id, closes, reason.value);
+      refresh(true);
+    } catch (x) {
+      showError(err, x);
+    }
+  }
+  // Before round 1 the settings can be edited: the create form, filled in, built
+  // once when opened (a refresh does not wipe what is being typed).
+  const editBox = h('div', { id: 'edit-box', hidden: true });
+  let lastSettings = null;
+  const editBtn = button(t('editEvent'), { id: 'edit-event', class: 'small' }, () => {
+    if (!editBox.hidden) {
+      editBox.hidden = true;
+      return;
+    }
+    editBox.replaceChildren(
+      h('p', { class: 'muted' }, t('editReasonHint')),
+      settingsForm({
+        prefix: 'te',
+        initial: lastSettings,
+        submitLabel: t('saveSettings'),
+        onSubmit: async (body) => {
+          await api.editTournament(id, body, reason.value);
+          editBox.hidden = true;
+          refresh(true);
+        },
+      }),
+    );
+    editBox.hidden = false;
+  });
   const orgInfo = h('div', {});
   orgCard.append(
     h('h2', {}, t('organizer')),
     orgInfo,
-    h('div', { class: 'form-row' }, pairBtn, finishBtn, deleteBtn),
+    h('div', { class: 'form-row' }, pairBtn, finishBtn, editBtn, deleteBtn),
+    h('div', { class: 'form-row' }, regInfo, regClose, regReopen),
+    editBox,
     h('h3', {}, t('arbiter')),
     h('div', { class: 'form-row' }, reason),
     h('p', {}, arbSide, ' ', outcome),
@@ -334,7 +418,12 @@ export function mountTournament(root, id, navigate, { code } = {}) {
     const me = currentSession();
     const mine = me && tt.players.find((p) => p.player === me.player);
     const actions = [];
-    if (!mine && code && tt.status !== 'finished') {
+    const regClosed =
+      (tt.settings.registration_closes_ms != null && tt.settings.registration_closes_ms <= Date.now()) ||
+      (tt.round > 0 && tt.settings.pairing.kind === 'round_robin');
+    if (!mine && code && tt.status !== 'finished' && regClosed) {
+      actions.push(h('span', { class: 'note', id: 'register-closed' }, t('regClosed')));
+    } else if (!mine && code && tt.status !== 'finished') {
       actions.push(
         button(t('register'), { id: 'register', class: 'small primary' }, async () => {
           err.hidden = true;
@@ -415,6 +504,26 @@ export function mountTournament(root, id, navigate, { code } = {}) {
       finishBtn.hidden = tt.round === 0 || tt.status === 'finished';
       finishBtn.disabled = !tt.round_over;
       deleteBtn.hidden = tt.round > 0;
+      editBtn.hidden = tt.round > 0 || tt.status === 'finished';
+      if (tt.round > 0) editBox.hidden = true;
+      lastSettings = s;
+      const now = Date.now();
+      const closes = s.registration_closes_ms;
+      const rrFixed = tt.round > 0 && s.pairing.kind === 'round_robin';
+      const closed = rrFixed || (closes != null && closes <= now);
+      regInfo.dataset.open = String(!closed && tt.status !== 'finished');
+      regInfo.textContent =
+        tt.status === 'finished'
+          ? t('regClosed')
+          : rrFixed
+            ? t('regClosedRoundRobin')
+            : closed
+              ? t('regClosed')
+              : closes != null
+                ? t('regOpenUntil', { when: new Date(closes).toLocaleString() })
+                : t('regOpen');
+      regClose.hidden = closed || tt.status === 'finished';
+      regReopen.hidden = !closed || rrFixed || tt.status === 'finished';
     }
     return isOrg;
   }
