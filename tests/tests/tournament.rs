@@ -1395,3 +1395,26 @@ async fn the_late_entry_control_closes_and_reopens_registration_with_reasons_log
     assert_eq!(status, 200, "closing stays possible: {text}");
     assert_eq!(rr.view().await.settings.registration_closes_ms, Some(opens));
 }
+
+#[tokio::test]
+async fn the_tournament_list_shows_each_event_as_its_own_page_does() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    // Three events in different states: registering, a round in play with a bye, and empty.
+    let a = Event::new(&server, 2, json!({ "name": "Registering" })).await;
+    let b = Event::new(&server, 4, json!({ "name": "Running", "rounds": 2 })).await;
+    b.pair().await.expect("round 1 (three play, one bye)");
+    let c = Event::new(&server, 0, json!({ "name": "Empty" })).await;
+    let list: Vec<Tournament> = a.api.get("/api/tournaments").await.unwrap();
+    assert_eq!(list.len(), 3);
+    for e in [&a, &b, &c] {
+        let page: Tournament = e.api.get(&format!("/api/tournaments/{}", e.id)).await.unwrap();
+        let listed = list.iter().find(|t| t.id == e.id).expect("listed");
+        assert_eq!(listed, &page, "{}", page.settings.name);
+    }
+    let running = list.iter().find(|t| t.id == b.id).unwrap();
+    assert_eq!(
+        (running.round, running.players.len(), running.round_over),
+        (1, 4, false)
+    );
+}

@@ -92,10 +92,22 @@ async fn list(
     {
         return Ok(Json(std::sync::Arc::clone(list)));
     }
-    let mut out = Vec::new();
-    for t in s.store.tournaments(variant, 50).await? {
-        out.push(Loaded::load(&s, &t.id).await?.view(None));
-    }
+    // Four queries for the whole list (rows, entrants, games, byes), not per tournament.
+    let out: Vec<Tournament> = s
+        .store
+        .tournaments_loaded(variant, 50)
+        .await?
+        .into_iter()
+        .map(|r| {
+            Loaded {
+                t: r.t,
+                entrants: r.entrants,
+                games: r.games,
+                byes: r.byes,
+            }
+            .view(None)
+        })
+        .collect();
     let list = std::sync::Arc::new(serde_json::to_value(out).map_err(|e| {
         tracing::error!(error = %e, "tournament list");
         ApiError::new(ErrorCode::Internal, "internal error")

@@ -1,6 +1,8 @@
 //! The tournament tables (migration `…_tournaments.sql`): plain SQL for
 //! Postgres and SQLite alike, like the rest of the store.
 
+use std::collections::HashMap;
+
 use protocol::tournament::{
     ArbiterEntry, Board, OrganizerAction, OrganizerEntry, TournamentSettings, TournamentStatus,
 };
@@ -8,6 +10,24 @@ use protocol::{GameResult, GameSettings, Phase, Side};
 use sqlx::Row;
 
 use crate::store::{Op, Store, StoreError, wall_ms};
+
+/// `$1, $2, …, $n` (n ≥ 1): an `IN` list of bound values.
+fn placeholders(n: usize) -> String {
+    (1..=n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+}
+
+/// A tournament's row with its entrants, games and byes, as listed.
+#[derive(Debug)]
+pub struct LoadedRows {
+    /// The row.
+    pub t: TournamentRow,
+    /// Entrants in seed order.
+    pub entrants: Vec<EntrantRow>,
+    /// Every game.
+    pub games: Vec<GameRow>,
+    /// Byes: round, player, points.
+    pub byes: Vec<(u32, String, u32)>,
+}
 
 fn corrupt(what: &str, v: &str) -> StoreError {
     StoreError::Corrupt(format!("{what} {v:?}"))
@@ -187,26 +207,35 @@ impl Store {
 
     /// The entrants in seed order.
     pub async fn entrants(&self, tournament: &str) -> Result<Vec<EntrantRow>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT e.player_id, p.name, e.seed, e.checked_in, e.withdrawn_after, e.group_no \
+        let mut by = self.entrants_where(&[tournament.to_owned()]).await?;
+        Ok(by.remove(tournament).unwrap_or_default())
+    }
+
+    /// The entrants of the tournaments `ids` (at least one), by tournament,
+    /// each in seed order: one query for any number of tournaments.
+    async fn entrants_where(&self, ids: &[String]) -> Result<HashMap<String, Vec<EntrantRow>>, StoreError> {
+        let q = format!(
+            "SELECT e.tournament_id, e.player_id, p.name, e.seed, e.checked_in, e.withdrawn_after, e.group_no \
              FROM tournament_players e JOIN players p ON p.id = e.player_id \
-             WHERE e.tournament_id = $1 ORDER BY e.seed",
-        )
-        .bind(tournament)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.into_iter()
-            .map(|r| {
-                Ok(EntrantRow {
-                    player: r.try_get("player_id")?,
-                    name: r.try_get("name")?,
-                    seed: r.try_get::<i64, _>("seed")? as u32,
-                    checked_in: r.try_get::<i64, _>("checked_in")? != 0,
-                    withdrawn_after: r.try_get::<Option<i64>, _>("withdrawn_after")?.map(|x| x as u32),
-                    group: r.try_get::<Option<i64>, _>("group_no")?.map(|x| x as u32),
-                })
-            })
-            .collect()
+             WHERE e.tournament_id IN ({}) ORDER BY e.tournament_id, e.seed",
+            placeholders(ids.len())
+        );
+        let mut query = sqlx::query(&q);
+        for id in ids {
+            query = query.bind(id.as_str());
+        }
+        let mut out: HashMap<String, Vec<EntrantRow>> = HashMap::new();
+        for r in query.fetch_all(&self.pool).await? {
+            out.entry(r.try_get("tournament_id")?).or_default().push(EntrantRow {
+                player: r.try_get("player_id")?,
+                name: r.try_get("name")?,
+                seed: r.try_get::<i64, _>("seed")? as u32,
+                checked_in: r.try_get::<i64, _>("checked_in")? != 0,
+                withdrawn_after: r.try_get::<Option<i64>, _>("withdrawn_after")?.map(|x| x as u32),
+                group: r.try_get::<Option<i64>, _>("group_no")?.map(|x| x as u32),
+            });
+        }
+        Ok(out)
     }
 
     /// Registers a player with the next seed; `Conflict` if registered already.
@@ -286,8 +315,15 @@ impl Store {
 
     /// Every game of the tournament (aborted ones too), by round and table.
     pub async fn tournament_games(&self, tournament: &str) -> Result<Vec<GameRow>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT tg.game_id, tg.round, tg.table_no, tg.current, tg.replaced_by, g.phase, g.result, \
+        let mut by = self.games_where(&[tournament.to_owned()]).await?;
+        Ok(by.remove(tournament).unwrap_or_default())
+    }
+
+    /// The games of the tournaments `ids` (as [`Store::entrants_where`]),
+    /// by tournament, each in round, table and creation order.
+    async fn games_where(&self, ids: &[String]) -> Result<HashMap<String, Vec<GameRow>>, StoreError> {
+        let q = format!(
+            "SELECT tg.tournament_id, tg.game_id, tg.round, tg.table_no, tg.current, tg.replaced_by, g.phase, g.result, \
              pw.id AS w, pw.name AS w_name, pw.bot_level AS w_bot, \
              pb.id AS b, pb.name AS b_name, pb.bot_level AS b_bot, \
              py.id AS y, py.name AS y_name, py.bot_level AS y_bot \
@@ -298,13 +334,16 @@ impl Store {
              LEFT JOIN players pb ON pb.id = sb.player_id \
              LEFT JOIN seats sy ON sy.game_id = tg.game_id AND sy.side = 'Y' \
              LEFT JOIN players py ON py.id = sy.player_id \
-             WHERE tg.tournament_id = $1 ORDER BY tg.round, tg.table_no, g.created_ms",
-        )
-        .bind(tournament)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.into_iter()
-            .map(|r| {
+             WHERE tg.tournament_id IN ({}) ORDER BY tg.tournament_id, tg.round, tg.table_no, g.created_ms",
+            placeholders(ids.len())
+        );
+        let mut query = sqlx::query(&q);
+        for id in ids {
+            query = query.bind(id.as_str());
+        }
+        let mut out: HashMap<String, Vec<GameRow>> = HashMap::new();
+        for r in query.fetch_all(&self.pool).await? {
+            let row = {
                 let phase: String = r.try_get("phase")?;
                 let result: Option<String> = r.try_get("result")?;
                 let seat = |c: &str| -> Result<String, StoreError> {
@@ -321,7 +360,7 @@ impl Store {
                         })
                         .transpose()
                 };
-                Ok(GameRow {
+                GameRow {
                     game: r.try_get("game_id")?,
                     round: r.try_get::<i64, _>("round")? as u32,
                     table: r.try_get::<i64, _>("table_no")? as u32,
@@ -332,28 +371,65 @@ impl Store {
                     bots: [bot("w_bot")?, bot("b_bot")?, bot("y_bot")?],
                     phase: Phase::parse(&phase).ok_or_else(|| corrupt("phase", &phase))?,
                     result: result.map(|x| from_json(&x)).transpose()?,
-                })
-            })
-            .collect()
+                }
+            };
+            out.entry(r.try_get("tournament_id")?).or_default().push(row);
+        }
+        Ok(out)
     }
 
     /// Byes: (round, player, points).
     pub async fn byes(&self, tournament: &str) -> Result<Vec<(u32, String, u32)>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT round, player_id, points FROM tournament_byes WHERE tournament_id = $1 ORDER BY round, player_id",
-        )
-        .bind(tournament)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.into_iter()
-            .map(|r| {
-                Ok((
-                    r.try_get::<i64, _>("round")? as u32,
-                    r.try_get("player_id")?,
-                    r.try_get::<i64, _>("points")? as u32,
-                ))
+        let mut by = self.byes_where(&[tournament.to_owned()]).await?;
+        Ok(by.remove(tournament).unwrap_or_default())
+    }
+
+    /// The byes of the tournaments `ids` (as [`Store::entrants_where`]).
+    async fn byes_where(&self, ids: &[String]) -> Result<HashMap<String, Vec<(u32, String, u32)>>, StoreError> {
+        let q = format!(
+            "SELECT tournament_id, round, player_id, points FROM tournament_byes \
+             WHERE tournament_id IN ({}) ORDER BY tournament_id, round, player_id",
+            placeholders(ids.len())
+        );
+        let mut query = sqlx::query(&q);
+        for id in ids {
+            query = query.bind(id.as_str());
+        }
+        let mut out: HashMap<String, Vec<(u32, String, u32)>> = HashMap::new();
+        for r in query.fetch_all(&self.pool).await? {
+            out.entry(r.try_get("tournament_id")?).or_default().push((
+                r.try_get::<i64, _>("round")? as u32,
+                r.try_get("player_id")?,
+                r.try_get::<i64, _>("points")? as u32,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// The newest `limit` tournaments (of a variant, or all) with their
+    /// entrants, games and byes: four queries however many are listed.
+    pub async fn tournaments_loaded(
+        &self,
+        variant: Option<protocol::Variant>,
+        limit: i64,
+    ) -> Result<Vec<LoadedRows>, StoreError> {
+        let rows = self.tournaments(variant, limit).await?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<String> = rows.iter().map(|t| t.id.clone()).collect();
+        let mut entrants = self.entrants_where(&ids).await?;
+        let mut games = self.games_where(&ids).await?;
+        let mut byes = self.byes_where(&ids).await?;
+        Ok(rows
+            .into_iter()
+            .map(|t| LoadedRows {
+                entrants: entrants.remove(&t.id).unwrap_or_default(),
+                games: games.remove(&t.id).unwrap_or_default(),
+                byes: byes.remove(&t.id).unwrap_or_default(),
+                t,
             })
-            .collect()
+            .collect())
     }
 
     async fn insert_game(tx: &mut sqlx::AnyConnection, organizer: &str, g: &NewGame) -> Result<(), StoreError> {
