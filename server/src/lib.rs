@@ -13,6 +13,8 @@ pub mod http;
 pub mod limits;
 pub mod metrics;
 pub mod penalty;
+pub mod players;
+pub mod rating;
 pub mod room;
 pub mod store;
 pub mod tournament;

@@ -2,7 +2,7 @@
 // recently finished games to replay.
 
 import { t, sideName, variantName, errorText } from './i18n.js';
-import { api } from './api.js';
+import { api, currentSession } from './api.js';
 import { SIDES } from './geometry.js';
 import { h, clear, tcLabel, seatName } from './ui.js';
 import { myGames, rememberCreated } from './game.js';
@@ -82,6 +82,7 @@ export function mountLobby(root, navigate) {
     h('div', { class: 'form-row' }, h('span', {}, t('direction')), radio('direction', 'ccw', t('ccw'), true), radio('direction', 'cw', t('cw'), false)),
     h('div', { class: 'form-row' }, radio('visibility', 'public', t('public'), true), radio('visibility', 'private', t('private'), false)),
     h('div', { class: 'form-row' }, h('label', { class: 'inline' }, h('input', { type: 'checkbox', id: 'players-chat', checked: true }), t('playersChat'))),
+    h('div', { class: 'form-row' }, h('label', { class: 'inline' }, h('input', { type: 'checkbox', id: 'rated' }), t('ratedGame'))),
     botsRow,
     h('div', { class: 'form-row' }, h('label', { for: 'my-seat' }, t('yourSeat')), seatSel),
     errorEl,
@@ -109,6 +110,16 @@ export function mountLobby(root, navigate) {
       if (botSels[i].value) bots[s] = Number(botSels[i].value);
     });
     if (Object.keys(bots).length) body.bots = bots;
+    if (document.getElementById('rated').checked) {
+      const me = currentSession();
+      const why = !me || !me.account ? t('ratedNeedsAccount') : body.bots ? t('ratedNoBots') : null;
+      if (why) {
+        errorEl.textContent = why;
+        errorEl.hidden = false;
+        return;
+      }
+      body.rated = true;
+    }
     if (seatSel.value && bots[seatSel.value]) {
       errorEl.textContent = t('botOnYourSeat');
       errorEl.hidden = false;
