@@ -42,6 +42,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/ws", get(crate::ws::upgrade))
         .merge(crate::tournament::api::routes())
         .merge(crate::players::routes())
+        .merge(crate::pairing::routes())
         .merge(crate::explain::routes())
         .fallback(crate::web::serve)
         .layer(DefaultBodyLimit::max(16 * 1024))

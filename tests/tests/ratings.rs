@@ -244,3 +244,164 @@ async fn rated_games_move_ratings_casual_and_aborted_ones_do_not_and_a_restart_k
     assert_eq!(profile(&api, &accounts[0].player).await.ratings[0].games, 2);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_accounts_pressing_the_same_tile_land_in_one_game() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    let accounts = [api.account().await, api.account().await, api.account().await];
+    let seek = |token: &str, tile: &str| {
+        let api = api.clone();
+        let token = token.to_owned();
+        let tile = tile.to_owned();
+        async move {
+            api.post::<serde_json::Value>("/api/pairing", Some(&token), &serde_json::json!({ "tile": tile }))
+                .await
+        }
+    };
+    // A tile that does not exist is refused with words.
+    let e = seek(&accounts[0].token, "7+7").await.unwrap_err();
+    assert_eq!((e.status, e.body.code), (400, ErrorCode::BadRequest));
+    // A guest at the same tile waits in the casual pool: never with accounts.
+    let guest = api.guest().await;
+    assert_eq!(seek(&guest.token, "3+2").await.unwrap()["state"], "waiting");
+
+    let first = seek(&accounts[0].token, "3+2").await.unwrap();
+    assert_eq!((first["state"].as_str(), first["rated"].as_bool()), (Some("waiting"), Some(true)));
+    assert_eq!(seek(&accounts[1].token, "3+2").await.unwrap()["state"], "waiting");
+    // Someone at another tile does not count.
+    let other = api.account().await;
+    assert_eq!(seek(&other.token, "10+5").await.unwrap()["state"], "waiting");
+    let tiles: serde_json::Value = api.get("/api/pairing/tiles").await.unwrap();
+    let waiting_at = |key: &str| tiles.as_array().unwrap().iter().find(|t| t["key"] == key).unwrap()["waiting"].clone();
+    assert_eq!((waiting_at("3+2"), waiting_at("10+5")), (3.into(), 1.into()));
+
+    // The third: a game for the three, seats at random, rated, 3+2, started.
+    let third = seek(&accounts[2].token, "3+2").await.unwrap();
+    assert_eq!(third["state"], "matched", "{third}");
+    let game = third["game"].as_str().unwrap().to_owned();
+    let mut sides = Vec::new();
+    for s in &accounts {
+        let st: serde_json::Value = api.get_as("/api/pairing", &s.token).await.unwrap();
+        assert_eq!((st["state"].as_str(), st["game"].as_str()), (Some("matched"), Some(game.as_str())));
+        sides.push(Side::parse(st["side"].as_str().unwrap()).unwrap());
+    }
+    sides.sort();
+    assert_eq!(sides, Side::ALL.to_vec());
+    let snap = api.state(&game).await;
+    assert!(snap.settings.rated);
+    assert_eq!((snap.settings.time_control.base_ms, snap.settings.time_control.increment_ms), (180_000, 2_000));
+    assert_eq!(snap.phase, protocol::Phase::Live);
+    for s in &accounts {
+        assert!(snap.seats.iter().flatten().any(|seat| seat.player == s.player));
+    }
+    // The guest and the 10+5 seeker still wait; leaving empties the pool.
+    let st: serde_json::Value = api.get_as("/api/pairing", &guest.token).await.unwrap();
+    assert_eq!(st["state"], "waiting");
+    let left = api
+        .send(reqwest::Method::DELETE, "/api/pairing", Some(&guest.token), &serde_json::json!({}))
+        .await;
+    assert_eq!(left.0, 204);
+    let st: serde_json::Value = api.get_as("/api/pairing", &guest.token).await.unwrap();
+    assert_eq!(st["state"], "idle");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_becomes_an_account_with_its_games_and_sessions_are_listed_and_revoked() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    let guest = api.guest().await;
+    let game = api.create_game(&guest.token, &CreateGame::default()).await.id;
+    api.join(&guest.token, &game, Some(Side::B)).await.expect("join");
+
+    // The password policy, with its own codes.
+    for (body, code) in [
+        (serde_json::json!({"username": "cao_cao", "password": "seven77"}), ErrorCode::BadPassword),
+        (serde_json::json!({"username": "cao_cao", "password": "x".repeat(129)}), ErrorCode::BadPassword),
+        (serde_json::json!({"username": "c!", "password": "long enough"}), ErrorCode::BadUsername),
+    ] {
+        let e = api
+            .post::<Session>("/api/accounts", Some(&guest.token), &body)
+            .await
+            .unwrap_err();
+        assert_eq!((e.status, e.body.code), (400, code), "{body}");
+    }
+    let long = "长".repeat(64);
+    let account: Session = api
+        .post(
+            "/api/accounts",
+            Some(&guest.token),
+            &serde_json::json!({"username": "cao_cao", "password": long}),
+        )
+        .await
+        .expect("a 64-character password is taken");
+    assert_eq!((account.player.as_str(), account.account), (guest.player.as_str(), true));
+    // The guest's game is the account's; its old token now speaks for the account.
+    let p = profile(&api, &account.player).await;
+    assert_eq!((p.name.as_str(), p.account), ("cao_cao", true));
+    assert_eq!(p.games.len(), 1);
+    assert_eq!((p.games[0].game.as_str(), p.games[0].side), (game.as_str(), Side::B));
+    let me: serde_json::Value = api.get_as("/api/me", &guest.token).await.unwrap();
+    assert_eq!(me["account"], true);
+    // An account cannot sign up again; the name is taken for others.
+    let e = api
+        .post::<Session>(
+            "/api/accounts",
+            Some(&account.token),
+            &serde_json::json!({"username": "cao_cao2", "password": "long enough"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!((e.status, e.body.code), (400, ErrorCode::BadRequest));
+    let other = api.guest().await;
+    let e = api
+        .post::<Session>(
+            "/api/accounts",
+            Some(&other.token),
+            &serde_json::json!({"username": "cao_cao", "password": "long enough"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!((e.status, e.body.code), (409, ErrorCode::UsernameTaken));
+    let me: serde_json::Value = api.get_as("/api/me", &other.token).await.unwrap();
+    assert_eq!(me["account"], false, "a refused sign-up changes nothing");
+
+    // Sessions: both listed, the current one marked; revoking the guest's old one.
+    let list: Vec<protocol::players::SessionInfo> = api.get_as("/api/sessions", &account.token).await.unwrap();
+    assert_eq!(list.len(), 2);
+    assert_eq!(list.iter().filter(|s| s.current).count(), 1);
+    let old = list.iter().find(|s| !s.current).unwrap().id.clone();
+    let (status, _) = api
+        .send(reqwest::Method::DELETE, &format!("/api/sessions/{old}"), Some(&other.token), &serde_json::json!({}))
+        .await;
+    assert_eq!(status, 404, "only one's own sessions");
+    let (status, _) = api
+        .send(reqwest::Method::DELETE, &format!("/api/sessions/{old}"), Some(&account.token), &serde_json::json!({}))
+        .await;
+    assert_eq!(status, 204);
+    let e = api.get_as::<serde_json::Value>("/api/me", &guest.token).await.unwrap_err();
+    assert_eq!(e.status, 401);
+    // Logging out ends the current one.
+    let (status, _) = api
+        .send(reqwest::Method::POST, "/api/logout", Some(&account.token), &serde_json::json!({}))
+        .await;
+    assert_eq!(status, 204);
+    let e = api.get_as::<serde_json::Value>("/api/me", &account.token).await.unwrap_err();
+    assert_eq!(e.status, 401);
+    let again: Session = api
+        .post("/api/login", None, &serde_json::json!({"username": "cao_cao", "password": long}))
+        .await
+        .unwrap();
+    assert_eq!(again.player, guest.player);
+    // The leaderboard: nobody rated yet; a bad class is refused.
+    let board: Vec<serde_json::Value> = api.get("/api/leaderboard?class=rapid").await.unwrap();
+    assert!(board.is_empty());
+    let e = api.get::<serde_json::Value>("/api/leaderboard?class=hyper").await.unwrap_err();
+    assert_eq!((e.status, e.body.code), (400, ErrorCode::BadRequest));
+    let e = api.get::<serde_json::Value>("/api/players/nobody").await.unwrap_err();
+    assert_eq!((e.status, e.body.code), (404, ErrorCode::NotFound));
+    server.stop().await;
+}

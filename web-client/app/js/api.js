@@ -111,6 +111,10 @@ export const api = {
   sessions: () => request('GET', '/api/sessions', undefined, tok()),
   revokeSession: (id) => request('DELETE', `/api/sessions/${encodeURIComponent(id)}`, undefined, tok()),
   player: (id) => request('GET', `/api/players/${encodeURIComponent(id)}`),
+  pairingTiles: () => request('GET', '/api/pairing/tiles'),
+  pairing: () => request('GET', '/api/pairing', undefined, tok()),
+  seek: (tile) => request('POST', '/api/pairing', { tile }, tok()),
+  leavePairing: () => request('DELETE', '/api/pairing', undefined, tok()),
   leaderboard: (variant, cls) => request('GET', `/api/leaderboard?variant=${encodeURIComponent(variant)}&class=${encodeURIComponent(cls)}`),
 };
 

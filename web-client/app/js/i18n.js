@@ -317,6 +317,11 @@ const en = {
   err_rated_needs_account: 'A rated game takes accounts only (no guests, no bots): sign in, or play a casual game.',
   err_bad_password: 'A password has 8 to 128 characters.',
   err_bad_username: 'A username has 3 to 32 letters, digits, “_” or “-”.',
+  quickPairing: 'Quick pairing',
+  pairingRated: 'Press a clock: you play a rated game with the two waiting players closest to your rating; seats are drawn.',
+  pairingCasual: 'Press a clock: you play a casual game with two other guests (sign in for rated games); seats are drawn.',
+  pairingWaiting: 'Waiting at {tile} for two more players… {s} s',
+  waitingN: '{n} waiting',
 };
 
 const zh = {
@@ -635,6 +640,11 @@ const zh = {
   err_rated_needs_account: '计分对局只限注册账号（不能有游客或机器人）：请登录，或下友谊对局。',
   err_bad_password: '密码为 8 到 128 个字符。',
   err_bad_username: '用户名为 3 到 32 个字母、数字、“_”或“-”。',
+  quickPairing: '快速配对',
+  pairingRated: '点一个用时：与等级分最接近你的两位等候棋手下计分对局，座位随机。',
+  pairingCasual: '点一个用时：与另外两位游客下友谊对局（登录后可下计分对局），座位随机。',
+  pairingWaiting: '正在 {tile} 等候另外两位棋手… {s} 秒',
+  waitingN: '{n} 人等候',
 };
 
 const DICTS = { en, zh };

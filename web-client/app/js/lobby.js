@@ -8,6 +8,7 @@ import { h, clear, tcLabel, seatName } from './ui.js';
 import { myGames, rememberCreated } from './game.js';
 import { boardsCard } from './tournament.js';
 import { variants } from './variants.js';
+import { pairingCard } from './players.js';
 
 export const PRESETS = {
   fischer: { base_ms: 600000, increment_ms: 5000 },
@@ -138,6 +139,7 @@ export function mountLobby(root, navigate) {
   });
 
   const boards = boardsCard(navigate);
+  const pairing = pairingCard(navigate);
   const mineEl = h('div', { id: 'my-games' });
   const mineCard = h('section', { class: 'card', hidden: true }, h('h2', {}, t('myGames')), mineEl);
   const openEl = h('div', { id: 'open-games' });
@@ -151,6 +153,7 @@ export function mountLobby(root, navigate) {
       h(
         'div',
         {},
+        pairing.card,
         boards.card,
         mineCard,
         h('div', { class: 'form-row variant-filter' }, h('label', { for: 'variant-filter' }, t('showVariant')), filterSel),
@@ -240,6 +243,7 @@ export function mountLobby(root, navigate) {
     destroy() {
       destroyed = true;
       clearTimeout(timer);
+      pairing.destroy();
     },
   };
 }

@@ -373,3 +373,74 @@ export function ratingChangesFor(id) {
   fill(3);
   return el;
 }
+
+// ---------------------------------------------------------------------------
+// Quick pairing (lobby card)
+// ---------------------------------------------------------------------------
+
+/** The quick-pairing tiles: press one, wait for two more players, land in the game. */
+export function pairingCard(navigate) {
+  const tilesEl = h('div', { class: 'tiles', id: 'pairing-tiles' });
+  const stateEl = h('div', { id: 'pairing-state', class: 'muted' });
+  const card = h('section', { class: 'card', id: 'pairing' }, h('h2', {}, t('quickPairing')), tilesEl, stateEl);
+  let timer = null;
+  let destroyed = false;
+  let waitingAt = null;
+
+  function show(st) {
+    if (st.state === 'matched') {
+      waitingAt = null;
+      navigate(`#/g/${st.game}`);
+      return;
+    }
+    waitingAt = st.state === 'waiting' ? st.tile || waitingAt : null;
+    for (const b of tilesEl.querySelectorAll('[data-tile]')) b.classList.toggle('on', b.dataset.tile === waitingAt);
+    if (!waitingAt) {
+      stateEl.replaceChildren(currentSession() && currentSession().account ? t('pairingRated') : t('pairingCasual'));
+      return;
+    }
+    const cancel = h('button', { type: 'button', class: 'small', id: 'pairing-cancel' }, t('cancel'));
+    cancel.addEventListener('click', async () => {
+      await api.leavePairing().catch(() => null);
+      waitingAt = null;
+      show({ state: 'idle' });
+    });
+    stateEl.replaceChildren(t('pairingWaiting', { tile: waitingAt, s: Math.round((st.waited_ms || 0) / 1000) }), ' ', cancel);
+  }
+
+  async function poll() {
+    clearTimeout(timer);
+    if (destroyed) return;
+    try {
+      const tiles = await api.pairingTiles();
+      if (destroyed) return;
+      tilesEl.replaceChildren(
+        ...tiles.map((x) => {
+          const b = h('button', { type: 'button', class: 'tile', 'data-tile': x.key }, h('strong', {}, x.key), h('span', { class: 'muted' }, t(`class_${x.class}`)), h('span', { class: 'muted' }, t('waitingN', { n: x.waiting })));
+          b.addEventListener('click', async () => {
+            try {
+              show(await api.seek(x.key));
+              clearTimeout(timer);
+              timer = setTimeout(poll, 1000);
+            } catch (e) {
+              stateEl.textContent = errorText(e);
+            }
+          });
+          return b;
+        }),
+      );
+      show(await api.pairing());
+    } catch {
+      /* try again */
+    }
+    if (!destroyed) timer = setTimeout(poll, waitingAt ? 1000 : 5000);
+  }
+  poll();
+  return {
+    card,
+    destroy() {
+      destroyed = true;
+      clearTimeout(timer);
+    },
+  };
+}
