@@ -259,9 +259,9 @@ mod tests {
             (tc(180, 2, None), TimeClass::Blitz),
             (tc(300, 5, None), TimeClass::Rapid), // 500 s
             (tc(600, 5, None), TimeClass::Rapid),
-            (tc(900, 15, None), TimeClass::Classical), // 1500 s
-            (tc(0, 0, Some((1, 5))), TimeClass::Bullet),  // 125 s
-            (tc(0, 0, Some((3, 10))), TimeClass::Blitz),  // 270 s
+            (tc(900, 15, None), TimeClass::Classical),     // 1500 s
+            (tc(0, 0, Some((1, 5))), TimeClass::Bullet),   // 125 s
+            (tc(0, 0, Some((3, 10))), TimeClass::Blitz),   // 270 s
             (tc(600, 0, Some((3, 30))), TimeClass::Rapid), // 600 + 810 s
             (tc(1200, 0, Some((5, 30))), TimeClass::Classical),
         ];

@@ -42,9 +42,7 @@ impl ApiError {
             | C::FrameTooLarge
             | C::UnsupportedProtocol
             | C::BadPassword
-            | C::BadUsername => {
-                StatusCode::BAD_REQUEST
-            }
+            | C::BadUsername => StatusCode::BAD_REQUEST,
             C::Unauthorized | C::BadCredentials => StatusCode::UNAUTHORIZED,
             C::Forbidden | C::NotAPlayer | C::ChatDisabled | C::RatedNeedsAccount => StatusCode::FORBIDDEN,
             C::NotFound => StatusCode::NOT_FOUND,

@@ -380,7 +380,11 @@ mod tests {
         let three = find_three(&w, now).unwrap();
         let mut ids: Vec<&str> = three.iter().map(|&i| w[i].player.id.as_str()).collect();
         ids.sort_unstable();
-        assert_eq!(ids, ["a", "e", "f"], "1900 is too far; 1550 and 1450 are the closest to 1500");
+        assert_eq!(
+            ids,
+            ["a", "e", "f"],
+            "1900 is too far; 1550 and 1450 are the closest to 1500"
+        );
     }
 
     #[test]

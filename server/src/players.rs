@@ -146,12 +146,8 @@ async fn leaderboard(
     let variant = crate::http::variant_filter(q.variant.as_deref())?.unwrap_or_default();
     let class = match q.class.as_deref() {
         None | Some("") => TimeClass::Blitz,
-        Some(c) => TimeClass::parse(c).ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::BadRequest,
-                "class is bullet, blitz, rapid or classical",
-            )
-        })?,
+        Some(c) => TimeClass::parse(c)
+            .ok_or_else(|| ApiError::new(ErrorCode::BadRequest, "class is bullet, blitz, rapid or classical"))?,
     };
     Ok(Json(s.store.leaderboard(variant, class).await?))
 }
@@ -306,8 +302,7 @@ impl Store {
             let Some(result) = r.try_get::<Option<String>, _>("result")? else {
                 continue;
             };
-            let result: GameResult =
-                serde_json::from_str(&result).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            let result: GameResult = serde_json::from_str(&result).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             let tally = &mut seats[side.index()];
             match result.outcomes[side.index()] {
                 Some(Outcome::Win) => tally.win += 1,

@@ -129,8 +129,8 @@ pub(crate) async fn apply(
     else {
         return Ok(());
     };
-    let settings: GameSettings = serde_json::from_str(&row.try_get::<String, _>("settings")?)
-        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let settings: GameSettings =
+        serde_json::from_str(&row.try_get::<String, _>("settings")?).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     if !settings.rated {
         return Ok(());
     }
@@ -419,10 +419,109 @@ mod tests {
         );
         let after = rate([start; 3], [1, 2, 3]);
         assert!(after[0].rating > after[1].rating && after[1].rating > after[2].rating);
-        assert!((after[1].rating - 25.0).abs() < 1e-9, "the middle of three equals stays put");
+        assert!(
+            (after[1].rating - 25.0).abs() < 1e-9,
+            "the middle of three equals stays put"
+        );
         assert!(after.iter().all(|r| r.uncertainty < start.uncertainty));
         let tie = rate([start; 3], [1, 1, 1]);
         assert!(tie.iter().all(|r| (r.rating - 25.0).abs() < 1e-9));
+    }
+
+    /// On the store (SQLite here; Postgres in tests/tests/ratings.rs): the
+    /// commit that finishes a rated game rates it, once however often the end
+    /// is written again; a casual game's end rates nobody.
+    #[tokio::test]
+    async fn the_commit_that_finishes_a_rated_game_rates_it_once() {
+        use crate::store::Op;
+        use protocol::{Phase, TimeControl};
+        let path = std::env::temp_dir().join(format!("sanguo-rating-{}.sqlite", rand::random::<u64>()));
+        let store = Store::connect(
+            &format!("sqlite://{}?mode=rwc", path.display()),
+            crate::metrics::Metrics::default(),
+        )
+        .await
+        .expect("store");
+        let players = ["pa", "pb", "pc"];
+        for p in players {
+            store
+                .create_player(p, p, Some((p, "hash")), &format!("token-{p}"))
+                .await
+                .expect("player");
+        }
+        let settings = |rated| GameSettings {
+            variant: Default::default(),
+            time_control: TimeControl {
+                base_ms: 180_000,
+                increment_ms: 2_000,
+                per_move_ms: None,
+                byoyomi: None,
+            },
+            direction: Default::default(),
+            public: true,
+            players_chat: true,
+            grace_ms: 60_000,
+            rated,
+        };
+        let result = result(
+            Ending::LastStanding { winner: Side::Y },
+            [Some(L), Some(L), Some(Wn)],
+            vec![gone(Side::W, R::Mate, 10), gone(Side::B, R::Resign, 20)],
+        );
+        let finish = vec![Op::Phase {
+            phase: Phase::Finished,
+            result: Some(result),
+            wall_ms: 5,
+        }];
+        for (game, rated) in [("rated", true), ("casual", false)] {
+            store
+                .create_game(game, "pa", &settings(rated), "start")
+                .await
+                .expect("game");
+            let seats: Vec<Op> = Side::ALL
+                .into_iter()
+                .zip(players)
+                .map(|(side, p)| Op::Seat {
+                    side,
+                    player: p.into(),
+                    bot: None,
+                    wall_ms: 1,
+                })
+                .collect();
+            store.commit(game, 1, &seats).await.expect("seats");
+            store.commit(game, 2, &finish).await.expect("finish");
+            // The end written again (an arbiter's correction): not rated twice.
+            store.commit(game, 3, &finish).await.expect("again");
+        }
+        assert!(store.rating_changes_of_game("casual").await.unwrap().is_empty());
+        let changes = store.rating_changes_of_game("rated").await.unwrap();
+        let want = rate([initial(); 3], [3, 2, 1]);
+        assert_eq!(changes.len(), 3);
+        for (k, c) in changes.iter().enumerate() {
+            assert_eq!(
+                (c.side, c.player.as_str(), c.rank),
+                (Side::ALL[k], players[k], [3, 2, 1][k])
+            );
+            assert_eq!(c.class, TimeClass::Blitz);
+            assert_eq!(
+                (c.after.mu, c.after.sigma),
+                (want[k].rating, want[k].uncertainty),
+                "exact"
+            );
+        }
+        let profile = store.profile("pc").await.unwrap().unwrap();
+        assert_eq!(profile.ratings.len(), 1);
+        assert_eq!((profile.ratings[0].games, profile.ratings[0].history.len()), (1, 1));
+        assert_eq!(profile.ratings[0].current.rating, displayed(want[2]));
+        assert_eq!(
+            profile.seats[Side::Y.index()].win,
+            2,
+            "the casual game counts for W/D/L too"
+        );
+        store.close().await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
     }
 
     /// A small deterministic generator for the simulation.

@@ -727,7 +727,15 @@ impl Store {
         // A game's finish may rate it: several statements, in a transaction.
         let finishes = |ops: &[Op]| {
             ops.iter()
-                .filter(|o| matches!(o, Op::Phase { phase: Phase::Finished, .. }))
+                .filter(|o| {
+                    matches!(
+                        o,
+                        Op::Phase {
+                            phase: Phase::Finished,
+                            ..
+                        }
+                    )
+                })
                 .count()
         };
         let statements: usize = writes

@@ -91,3 +91,44 @@ test('a guest who played signs up from the header and finds its game on its prof
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('three accounts press the same quick-pairing tile and land in one game', { timeout: 90000 }, async () => {
+  const errors = [];
+  const pages = [];
+  for (let i = 0; i < 3; i++) {
+    const { page, ctx } = await newPage(browser, { lang: i === 1 ? 'zh-CN' : 'en-US' }, errors);
+    await page.goto(server.url + '/');
+    await page.waitForSelector('#create-form');
+    // An account from the page's own session (the guest becomes it).
+    await page.evaluate(async (n) => {
+      const guest = JSON.parse(localStorage.getItem('sanguo.session'));
+      const r = await fetch('/api/accounts', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${guest.token}` },
+        body: JSON.stringify({ username: `tile_${n}_${Date.now() % 100000}`, password: 'three kingdoms' }),
+      });
+      localStorage.setItem('sanguo.session', JSON.stringify(await r.json()));
+    }, i);
+    await page.reload();
+    await page.waitForSelector('#pairing-tiles [data-tile="3+2"]');
+    pages.push({ page, ctx });
+  }
+  for (const { page } of pages.slice(0, 2)) {
+    await page.click('#pairing-tiles [data-tile="3+2"]');
+    await page.waitForSelector('#pairing-cancel');
+  }
+  await pages[0].page.waitForFunction(() => /2 waiting/.test(document.querySelector('#pairing-tiles [data-tile="3+2"]').textContent), null, { timeout: 10000 });
+  await pages[2].page.click('#pairing-tiles [data-tile="3+2"]');
+  const seen = [];
+  for (const { page } of pages) {
+    await page.waitForSelector('#game[data-phase="live"][data-side]', { timeout: 15000 });
+    seen.push([await page.getAttribute('#game', 'data-game'), await page.getAttribute('#game', 'data-side')]);
+  }
+  assert.equal(new Set(seen.map((s) => s[0])).size, 1, 'one game');
+  assert.deepEqual(seen.map((s) => s[1]).sort(), ['B', 'W', 'Y']);
+  const st = await pages[0].page.evaluate(() => window.__sanguo.state.game.settings);
+  assert.equal(st.rated, true);
+  assert.deepEqual([st.time_control.base_ms, st.time_control.increment_ms], [180000, 2000]);
+  assert.deepEqual(errors, []);
+  for (const { ctx } of pages) await ctx.close();
+});

@@ -196,7 +196,7 @@ export function mountLobby(root, navigate) {
               {},
               h('div', { class: 'variant-name', 'data-variant': g.settings.variant || 'sanguo' }, variantName(g.settings.variant || 'sanguo')),
               h('div', {}, tcLabel(g.settings.time_control)),
-              h('div', { class: 'muted' }, `${t(`dir_${g.settings.direction}`)} · ${t('plies', { n: g.ply })}`),
+              h('div', { class: 'muted' }, `${t(`dir_${g.settings.direction}`)} · ${t('plies', { n: g.ply })}${g.settings.rated ? ` · ${t('rated')}` : ''}`),
             ),
             seatsCell(g),
             h('td', {}, actions(g)),
