@@ -11,7 +11,7 @@ CREATE TABLE ratings (
     mu         TEXT NOT NULL,
     sigma      TEXT NOT NULL,
     rating     BIGINT NOT NULL,     -- round(1500 + 42 (mu - 25))
-    deviation  BIGINT NOT NULL,     -- round(42 sigma); provisional above 110
+    deviation  BIGINT NOT NULL,     -- round(42 sigma); provisional above 150
     games      BIGINT NOT NULL,     -- rated games played
     updated_ms BIGINT NOT NULL,
     PRIMARY KEY (player_id, variant, class)

@@ -77,7 +77,7 @@ impl TimeClass {
 
 /// A rating as shown: `rating` = round(1500 + 42 × (μ − 25)), `deviation` =
 /// round(42 × σ) (the Weng-Lin start μ = 25, σ = 25/3 shows as 1500 ± 350,
-/// lichess's start), provisional while the deviation is above 110.
+/// lichess's start), provisional while the deviation is above 150 (about 20 rated games).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShownRating {
     /// The displayed rating.

@@ -20,8 +20,10 @@ pub const SCALE: f64 = 42.0;
 /// The displayed rating of μ = 25.
 pub const CENTRE: f64 = 1500.0;
 /// A rating is provisional (shown with "?", left off the leaderboards)
-/// while its deviation (42 σ) is above this, as lichess does with its RD.
-pub const PROVISIONAL_DEVIATION: i64 = 110;
+/// while its deviation (42 σ) is above this, as lichess does with its RD
+/// (at 110 there): about 20 rated games at equal ratings, where 110 would
+/// take some 36 (docs/RATINGS.md).
+pub const PROVISIONAL_DEVIATION: i64 = 150;
 
 /// A start rating: μ = 25, σ = 25/3.
 pub fn initial() -> WengLinRating {
