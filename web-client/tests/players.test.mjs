@@ -132,3 +132,27 @@ test('three accounts press the same quick-pairing tile and land in one game', { 
   assert.deepEqual(errors, []);
   for (const { ctx } of pages) await ctx.close();
 });
+
+test('alone at a tile for 30 s, a guest is offered two bots at that clock instead', { timeout: 90000 }, async () => {
+  const errors = [];
+  const { page, ctx } = await newPage(browser, { lang: 'en-US' }, errors);
+  await page.goto(server.url + '/');
+  await page.waitForSelector('#pairing-tiles [data-tile="1+0"]');
+  await page.click('#pairing-tiles [data-tile="1+0"]');
+  await page.waitForSelector('#pairing-cancel');
+  assert.equal(await page.locator('#pairing-bots').count(), 0, 'no offer at once');
+  await page.waitForSelector('#pairing-bots', { timeout: 40000 });
+  await page.click('#pairing-bots');
+  await page.waitForSelector('#game[data-phase="live"][data-side="W"]', { timeout: 15000 });
+  const g = await page.evaluate(() => window.__sanguo.state.game);
+  assert.deepEqual([g.settings.time_control.base_ms, g.settings.time_control.increment_ms, !!g.settings.rated], [60000, 0, false]);
+  assert.deepEqual(g.seats.map((s) => s && s.bot), [undefined, 2, 2]);
+  // It left the pool.
+  const st = await page.evaluate(async () => {
+    const s = JSON.parse(localStorage.getItem('sanguo.session'));
+    return (await fetch('/api/pairing', { headers: { Authorization: `Bearer ${s.token}` } })).json();
+  });
+  assert.equal(st.state, 'idle');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

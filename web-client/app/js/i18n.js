@@ -322,6 +322,8 @@ const en = {
   pairingCasual: 'Press a clock: you play a casual game with two other guests (sign in for rated games); seats are drawn.',
   pairingWaiting: 'Waiting at {tile} for two more players… {s} s',
   waitingN: '{n} waiting',
+  pairingBotOffer: 'Nobody yet? Play this clock against two bots (casual):',
+  pairingBots: 'Play two bots',
 };
 
 const zh = {
@@ -645,6 +647,8 @@ const zh = {
   pairingCasual: '点一个用时：与另外两位游客下友谊对局（登录后可下计分对局），座位随机。',
   pairingWaiting: '正在 {tile} 等候另外两位棋手… {s} 秒',
   waitingN: '{n} 人等候',
+  pairingBotOffer: '还没有人？用这个用时与两个电脑下（友谊对局）：',
+  pairingBots: '与两个电脑下',
 };
 
 const DICTS = { en, zh };

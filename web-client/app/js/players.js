@@ -378,8 +378,12 @@ export function ratingChangesFor(id) {
 // Quick pairing (lobby card)
 // ---------------------------------------------------------------------------
 
+/** After this long at a tile, a game against two bots is offered instead (casual). */
+export const BOT_OFFER_MS = 30000;
+
 /** The quick-pairing tiles: press one, wait for two more players, land in the game. */
 export function pairingCard(navigate) {
+  const clocks = new Map();
   const tilesEl = h('div', { class: 'tiles', id: 'pairing-tiles' });
   const stateEl = h('div', { id: 'pairing-state', class: 'muted' });
   const card = h('section', { class: 'card', id: 'pairing' }, h('h2', {}, t('quickPairing')), tilesEl, stateEl);
@@ -406,6 +410,21 @@ export function pairingCard(navigate) {
       show({ state: 'idle' });
     });
     stateEl.replaceChildren(t('pairingWaiting', { tile: waitingAt, s: Math.round((st.waited_ms || 0) / 1000) }), ' ', cancel);
+    if ((st.waited_ms || 0) >= BOT_OFFER_MS && clocks.has(waitingAt)) {
+      const tile = waitingAt;
+      const bots = h('button', { type: 'button', class: 'small primary', id: 'pairing-bots' }, t('pairingBots'));
+      bots.addEventListener('click', async () => {
+        try {
+          await api.leavePairing().catch(() => null);
+          waitingAt = null;
+          const snap = await api.createGame({ time_control: clocks.get(tile), bots: { B: 2, Y: 2 } });
+          navigate(`#/g/${snap.id}?seat=W`);
+        } catch (e) {
+          stateEl.textContent = errorText(e);
+        }
+      });
+      stateEl.append(h('div', {}, t('pairingBotOffer'), ' ', bots));
+    }
   }
 
   async function poll() {
@@ -416,6 +435,7 @@ export function pairingCard(navigate) {
       if (destroyed) return;
       tilesEl.replaceChildren(
         ...tiles.map((x) => {
+          clocks.set(x.key, x.time_control);
           const b = h('button', { type: 'button', class: 'tile', 'data-tile': x.key }, h('strong', {}, x.key), h('span', { class: 'muted' }, t(`class_${x.class}`)), h('span', { class: 'muted' }, t('waitingN', { n: x.waiting })));
           b.addEventListener('click', async () => {
             try {
