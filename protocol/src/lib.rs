@@ -15,6 +15,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub mod players;
 pub mod tournament;
 
 /// The protocol version. A client says which one it speaks in `hello`; the
@@ -729,6 +730,10 @@ pub struct GameSettings {
     pub players_chat: bool,
     /// How long a disconnected player may stay away before it has abandoned, ms.
     pub grace_ms: u64,
+    /// A rated game: its result moves the players' ratings (accounts only;
+    /// absent: casual).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
 }
 
 // ---------------------------------------------------------------------------
@@ -1087,6 +1092,12 @@ pub enum ErrorCode {
     TournamentState,
     /// The game system is known but not playable on this server yet.
     VariantUnavailable,
+    /// A rated game takes accounts only: no guest, no bot.
+    RatedNeedsAccount,
+    /// The password is refused (too short or too long); the message says which.
+    BadPassword,
+    /// The username is refused (length or characters); the message says which.
+    BadUsername,
 }
 
 impl ErrorCode {
@@ -1159,6 +1170,9 @@ pub struct CreateGame {
     /// Default: the server's (60 s).
     #[serde(default)]
     pub grace_ms: Option<u64>,
+    /// A rated game (accounts only, no bots). Default: false (casual).
+    #[serde(default)]
+    pub rated: Option<bool>,
     /// Seats filled with computer players at creation: side → level (1 to
     /// 3), e.g. `{"B": 2, "Y": 3}`. Default: none. Three bots start the game at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1375,7 +1389,7 @@ pub struct RecordChat {
 }
 
 /// `GET /api/games/{id}/record`: the complete record, read from the store.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
     /// The game id.
     pub id: String,
@@ -1396,6 +1410,9 @@ pub struct GameRecord {
     /// The result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<GameResult>,
+    /// A rated game's rating changes, W, B, Y order (absent until rated).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rating_changes: Vec<players::RatingChange>,
 }
 
 #[cfg(test)]

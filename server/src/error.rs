@@ -35,11 +35,16 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         use ErrorCode as C;
         match self.0.code {
-            C::BadMessage | C::BadRequest | C::BadMove | C::BadChat | C::FrameTooLarge | C::UnsupportedProtocol => {
-                StatusCode::BAD_REQUEST
-            }
+            C::BadMessage
+            | C::BadRequest
+            | C::BadMove
+            | C::BadChat
+            | C::FrameTooLarge
+            | C::UnsupportedProtocol
+            | C::BadPassword
+            | C::BadUsername => StatusCode::BAD_REQUEST,
             C::Unauthorized | C::BadCredentials => StatusCode::UNAUTHORIZED,
-            C::Forbidden | C::NotAPlayer | C::ChatDisabled => StatusCode::FORBIDDEN,
+            C::Forbidden | C::NotAPlayer | C::ChatDisabled | C::RatedNeedsAccount => StatusCode::FORBIDDEN,
             C::NotFound => StatusCode::NOT_FOUND,
             C::SeatTaken
             | C::AlreadySeated

@@ -29,7 +29,7 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/api/openapi.json", get(openapi))
-        .route("/api/sessions", post(create_guest))
+        .route("/api/sessions", post(create_guest).get(crate::players::list_sessions))
         .route("/api/accounts", post(create_account))
         .route("/api/login", post(login))
         .route("/api/me", get(me))
@@ -41,6 +41,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/record", get(game_record))
         .route("/api/games/{id}/ws", get(crate::ws::upgrade))
         .merge(crate::tournament::api::routes())
+        .merge(crate::players::routes())
+        .merge(crate::pairing::routes())
         .merge(crate::explain::routes())
         .fallback(crate::web::serve)
         .layer(DefaultBodyLimit::max(16 * 1024))
@@ -226,40 +228,71 @@ fn check_credentials(c: &Credentials) -> Result<(), ApiError> {
         || !u.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')
     {
         return Err(ApiError::new(
-            ErrorCode::BadRequest,
+            ErrorCode::BadUsername,
             "a username has 3 to 32 letters, digits, '_' or '-'",
         ));
     }
-    if !(8..=128).contains(&c.password.chars().count()) {
+    check_password(&c.password)
+}
+
+/// The shortest password taken (NIST SP 800-63B's minimum).
+pub const MIN_PASSWORD_CHARS: usize = 8;
+/// The longest password taken (at least 64, as the same guidance asks).
+pub const MAX_PASSWORD_CHARS: usize = 128;
+
+/// A new password: 8 to 128 characters, any characters (no composition rules).
+pub(crate) fn check_password(password: &str) -> Result<(), ApiError> {
+    let n = password.chars().count();
+    if n < MIN_PASSWORD_CHARS {
         return Err(ApiError::new(
-            ErrorCode::BadRequest,
-            "a password has 8 to 128 characters",
+            ErrorCode::BadPassword,
+            format!("a password has at least {MIN_PASSWORD_CHARS} characters"),
+        ));
+    }
+    if n > MAX_PASSWORD_CHARS {
+        return Err(ApiError::new(
+            ErrorCode::BadPassword,
+            format!("a password has at most {MAX_PASSWORD_CHARS} characters"),
         ));
     }
     Ok(())
 }
 
+/// `POST /api/accounts`: a new account; with a guest's `Authorization`, that
+/// guest becomes the account (same player id: its games, seats and sessions
+/// stay its own).
 async fn create_account(
     State(s): State<AppState>,
     addr: ClientAddr,
+    MaybeAuthed(guest): MaybeAuthed,
     ApiJson(c): ApiJson<Credentials>,
 ) -> Result<impl IntoResponse, ApiError> {
     s.limits.rates.accounts.check(addr, &s.metrics)?;
     check_credentials(&c)?;
+    if guest.as_ref().is_some_and(|g| g.account) {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            "this session already belongs to an account",
+        ));
+    }
     // Argon2 is deliberately slow and large: off the async workers, a few at once.
     let hash = s.limits.hasher.hash(c.password.clone()).await?;
+    let upgrade = guest.is_some();
     let p = Player {
-        id: random_hex(8),
+        id: guest.map_or_else(|| random_hex(8), |g| g.id),
         name: c.username.clone(),
         account: true,
         bot: None,
     };
     let token = random_hex(32);
-    match s
-        .store
-        .create_player(&p.id, &p.name, Some((&c.username, &hash)), &token)
-        .await
-    {
+    let created = if upgrade {
+        s.store.upgrade_guest(&p.id, &c.username, &hash, &token).await
+    } else {
+        s.store
+            .create_player(&p.id, &p.name, Some((&c.username, &hash)), &token)
+            .await
+    };
+    match created {
         Ok(()) => Ok((StatusCode::CREATED, Json(session(token, &p)))),
         Err(StoreError::Conflict) => Err(ApiError::new(
             ErrorCode::UsernameTaken,
@@ -421,6 +454,19 @@ async fn create_game(
         .collect::<Result<Vec<_>, ApiError>>()?;
     let variant = c.variant.unwrap_or_default();
     crate::room::check_playable(variant)?;
+    let rated = c.rated.unwrap_or(false);
+    if rated && !p.account {
+        return Err(ApiError::new(
+            ErrorCode::RatedNeedsAccount,
+            "a rated game takes accounts only: sign up or log in, or create a casual game",
+        ));
+    }
+    if rated && !bots.is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::RatedNeedsAccount,
+            "a rated game takes accounts only: no bots",
+        ));
+    }
     let settings = GameSettings {
         variant,
         time_control: tc,
@@ -428,6 +474,7 @@ async fn create_game(
         public: c.public.unwrap_or(true),
         players_chat: c.players_chat.unwrap_or(true),
         grace_ms,
+        rated,
     };
     let quota = &s.limits.bot_games;
     let placeholder = quota.admit(&s.store, addr, None, bots.len()).await?;
@@ -653,7 +700,14 @@ async fn join_game(
     Authed(p): Authed,
     ApiJson(j): ApiJson<JoinGame>,
 ) -> Result<Json<Joined>, ApiError> {
-    let side = room(&s, &id).await?.join(p, j.side).await?;
+    let handle = room(&s, &id).await?;
+    if !p.account && handle.snapshot().await?.settings.rated {
+        return Err(ApiError::new(
+            ErrorCode::RatedNeedsAccount,
+            "a rated game takes accounts only: sign up or log in to take this seat",
+        ));
+    }
+    let side = handle.join(p, j.side).await?;
     s.lobby.changed();
     Ok(Json(Joined { game: id, side }))
 }
@@ -682,6 +736,12 @@ async fn add_bot(
 ) -> Result<Json<Joined>, ApiError> {
     let level = bot_level(a.level)?;
     let handle = room(&s, &id).await?;
+    if handle.snapshot().await?.settings.rated {
+        return Err(ApiError::new(
+            ErrorCode::RatedNeedsAccount,
+            "a rated game takes accounts only: no bots",
+        ));
+    }
     if s.store.game_creator(&id).await?.as_deref() != Some(p.id.as_str()) {
         return Err(ApiError::new(
             ErrorCode::Forbidden,

@@ -12,7 +12,10 @@ pub mod explain;
 pub mod http;
 pub mod limits;
 pub mod metrics;
+pub mod pairing;
 pub mod penalty;
+pub mod players;
+pub mod rating;
 pub mod room;
 pub mod store;
 pub mod tournament;
@@ -158,6 +161,8 @@ pub struct AppState {
     pub finished: Arc<http::FinishedGames>,
     /// The lobby's lists, read at most once a second.
     pub lobby: Arc<http::Lobby>,
+    /// Quick pairing's pool (issue 16).
+    pub pairing: Arc<pairing::Pool>,
 }
 
 /// A startup failure.
@@ -192,6 +197,7 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
         limits: Arc::new(limits::Limits::new(&config, &metrics)),
         finished: Arc::default(),
         lobby: Arc::default(),
+        pairing: Arc::default(),
         config: Arc::new(config),
         store,
         rooms,

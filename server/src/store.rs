@@ -724,9 +724,23 @@ impl Store {
                 .filter(|o| matches!(o, Op::Seat { bot: Some(_), .. }))
                 .count()
         };
+        // A game's finish may rate it: several statements, in a transaction.
+        let finishes = |ops: &[Op]| {
+            ops.iter()
+                .filter(|o| {
+                    matches!(
+                        o,
+                        Op::Phase {
+                            phase: Phase::Finished,
+                            ..
+                        }
+                    )
+                })
+                .count()
+        };
         let statements: usize = writes
             .iter()
-            .map(|(_, _, ops)| ops.len() + bot_rows(ops) + usize::from(version_row(ops)))
+            .map(|(_, _, ops)| ops.len() + bot_rows(ops) + finishes(ops) + usize::from(version_row(ops)))
             .sum();
         if let [(game, v, ops)] = writes
             && statements == 1
@@ -928,8 +942,12 @@ impl Store {
                     .bind(result.as_ref().map(json))
                     .bind((*phase == Phase::Finished).then_some(*wall_ms))
                     .bind(game)
-                    .execute(conn)
+                    .execute(&mut *conn)
                     .await?;
+                // A rated game is rated in the transaction that finishes it.
+                if let (Phase::Finished, Some(result)) = (phase, result) {
+                    crate::rating::apply(conn, game, result, *wall_ms).await?;
+                }
             }
         }
         Ok(())
@@ -1240,6 +1258,7 @@ impl Store {
                 .collect(),
             chat,
             result: result.map(|r| from_json(&r)).transpose()?,
+            rating_changes: self.rating_changes_of_game(id).await?,
         }))
     }
 }
@@ -1278,6 +1297,7 @@ mod tests {
             public: true,
             players_chat: true,
             grace_ms: 60_000,
+            rated: false,
         };
         for g in ["g1", "g2", "g3"] {
             store.create_game(g, "p1", &settings, "start").await.expect("game");

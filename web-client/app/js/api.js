@@ -52,11 +52,30 @@ export function currentSession() {
   return session;
 }
 
-/** Signs in (or with `create`, creates the account) and keeps the new session. */
+/**
+ * Signs in (or with `create`, creates the account) and keeps the new session.
+ * A guest who creates an account sends its session: the guest becomes the
+ * account and keeps its games.
+ */
 export async function signIn(username, password, create) {
-  session = await request('POST', create ? '/api/accounts' : '/api/login', { username, password });
+  const guest = create && session && !session.account ? session.token : undefined;
+  session = await request('POST', create ? '/api/accounts' : '/api/login', { username, password }, guest);
   localStorage.setItem(TOKEN_KEY, JSON.stringify(session));
   return session;
+}
+
+/** Ends this session on the server and starts a new guest one. */
+export async function logOut() {
+  if (session) {
+    try {
+      await request('POST', '/api/logout', {}, session.token);
+    } catch {
+      /* an expired session is gone already */
+    }
+  }
+  session = null;
+  localStorage.removeItem(TOKEN_KEY);
+  return ensureSession();
 }
 
 const tok = () => session && session.token;
@@ -91,6 +110,14 @@ export const api = {
   game: (id) => request('GET', `/api/games/${encodeURIComponent(id)}`),
   // with the token: the record shows this viewer the chat channels it may read
   record: (id) => request('GET', `/api/games/${encodeURIComponent(id)}/record`, undefined, tok()),
+  sessions: () => request('GET', '/api/sessions', undefined, tok()),
+  revokeSession: (id) => request('DELETE', `/api/sessions/${encodeURIComponent(id)}`, undefined, tok()),
+  player: (id) => request('GET', `/api/players/${encodeURIComponent(id)}`),
+  pairingTiles: () => request('GET', '/api/pairing/tiles'),
+  pairing: () => request('GET', '/api/pairing', undefined, tok()),
+  seek: (tile) => request('POST', '/api/pairing', { tile }, tok()),
+  leavePairing: () => request('DELETE', '/api/pairing', undefined, tok()),
+  leaderboard: (variant, cls) => request('GET', `/api/leaderboard?variant=${encodeURIComponent(variant)}&class=${encodeURIComponent(cls)}`),
 };
 
 export function wsUrl(id) {

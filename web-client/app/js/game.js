@@ -10,6 +10,7 @@ import { api, currentSession, wsUrl, ApiError } from './api.js';
 import { play, playMove } from './sound.js';
 import { refusalText, ruleLinkText } from './refusal.js';
 import { h, clear, formatClock, clockFace, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
+import { ratingChangesFor } from './players.js';
 
 const PROTOCOL = 1;
 
@@ -646,6 +647,7 @@ export function mountGame(root, id, { seat } = {}) {
       const s = g.status;
       if (g.result) {
         out.push(h('div', { class: 'note good result', id: 'result' }, ...describeResult(g.result, g.seats)));
+        if (g.settings.rated) out.push(ratingChangesFor(id));
         out.push(h('div', {}, h('a', { href: `#/r/${id}`, id: 'replay-link' }, t('replay'))));
       }
       for (const d of g.result ? [] : st.departures) {

@@ -2,12 +2,13 @@
 // recently finished games to replay.
 
 import { t, sideName, variantName, errorText } from './i18n.js';
-import { api } from './api.js';
+import { api, currentSession } from './api.js';
 import { SIDES } from './geometry.js';
 import { h, clear, tcLabel, seatName } from './ui.js';
 import { myGames, rememberCreated } from './game.js';
 import { boardsCard } from './tournament.js';
 import { variants } from './variants.js';
+import { pairingCard } from './players.js';
 
 export const PRESETS = {
   fischer: { base_ms: 600000, increment_ms: 5000 },
@@ -82,6 +83,7 @@ export function mountLobby(root, navigate) {
     h('div', { class: 'form-row' }, h('span', {}, t('direction')), radio('direction', 'ccw', t('ccw'), true), radio('direction', 'cw', t('cw'), false)),
     h('div', { class: 'form-row' }, radio('visibility', 'public', t('public'), true), radio('visibility', 'private', t('private'), false)),
     h('div', { class: 'form-row' }, h('label', { class: 'inline' }, h('input', { type: 'checkbox', id: 'players-chat', checked: true }), t('playersChat'))),
+    h('div', { class: 'form-row' }, h('label', { class: 'inline' }, h('input', { type: 'checkbox', id: 'rated' }), t('ratedGame'))),
     botsRow,
     h('div', { class: 'form-row' }, h('label', { for: 'my-seat' }, t('yourSeat')), seatSel),
     errorEl,
@@ -109,6 +111,16 @@ export function mountLobby(root, navigate) {
       if (botSels[i].value) bots[s] = Number(botSels[i].value);
     });
     if (Object.keys(bots).length) body.bots = bots;
+    if (document.getElementById('rated').checked) {
+      const me = currentSession();
+      const why = !me || !me.account ? t('ratedNeedsAccount') : body.bots ? t('ratedNoBots') : null;
+      if (why) {
+        errorEl.textContent = why;
+        errorEl.hidden = false;
+        return;
+      }
+      body.rated = true;
+    }
     if (seatSel.value && bots[seatSel.value]) {
       errorEl.textContent = t('botOnYourSeat');
       errorEl.hidden = false;
@@ -127,6 +139,7 @@ export function mountLobby(root, navigate) {
   });
 
   const boards = boardsCard(navigate);
+  const pairing = pairingCard(navigate);
   const mineEl = h('div', { id: 'my-games' });
   const mineCard = h('section', { class: 'card', hidden: true }, h('h2', {}, t('myGames')), mineEl);
   const openEl = h('div', { id: 'open-games' });
@@ -140,6 +153,7 @@ export function mountLobby(root, navigate) {
       h(
         'div',
         {},
+        pairing.card,
         boards.card,
         mineCard,
         h('div', { class: 'form-row variant-filter' }, h('label', { for: 'variant-filter' }, t('showVariant')), filterSel),
@@ -182,7 +196,7 @@ export function mountLobby(root, navigate) {
               {},
               h('div', { class: 'variant-name', 'data-variant': g.settings.variant || 'sanguo' }, variantName(g.settings.variant || 'sanguo')),
               h('div', {}, tcLabel(g.settings.time_control)),
-              h('div', { class: 'muted' }, `${t(`dir_${g.settings.direction}`)} · ${t('plies', { n: g.ply })}`),
+              h('div', { class: 'muted' }, `${t(`dir_${g.settings.direction}`)} · ${t('plies', { n: g.ply })}${g.settings.rated ? ` · ${t('rated')}` : ''}`),
             ),
             seatsCell(g),
             h('td', {}, actions(g)),
@@ -229,6 +243,7 @@ export function mountLobby(root, navigate) {
     destroy() {
       destroyed = true;
       clearTimeout(timer);
+      pairing.destroy();
     },
   };
 }

@@ -1,7 +1,8 @@
 // The app: a hash router over the lobby (#/), a game (#/g/ID[?seat=W|B|Y|any]),
-// a replay (#/r/ID), tournaments (#/t, #/t/ID[?code=CODE]) and the rules
-// (#/rules[/SECTION]); the header's
-// language and sound switches.
+// a replay (#/r/ID), tournaments (#/t, #/t/ID[?code=CODE]), the rules
+// (#/rules[/SECTION]), the account (#/account), a player's page (#/player/ID)
+// and the leaderboard (#/leaderboard[?variant=&class=]); the header's
+// account link, language and sound switches.
 
 import { t, getLang, setLang, errorText } from './i18n.js';
 import { ensureSession, currentSession } from './api.js';
@@ -11,6 +12,7 @@ import { mountGame } from './game.js';
 import { mountReplay } from './replay.js';
 import { mountTournaments, mountTournament } from './tournament.js';
 import { mountRules } from './rules.js';
+import { mountAccount, mountPlayer, mountLeaderboard } from './players.js';
 import { banner } from './ui.js';
 import { loadVariants } from './variants.js';
 
@@ -24,8 +26,13 @@ function navigate(hash) {
 
 function header(session) {
   document.title = `${t('title')} · Sanguo`;
-  document.getElementById('me').textContent = session ? session.name : '';
-  document.getElementById('me').title = t('name');
+  const me = document.getElementById('me');
+  me.textContent = session ? session.name : '';
+  me.title = t('profile');
+  if (session) me.href = `#/player/${encodeURIComponent(session.player)}`;
+  else me.removeAttribute('href');
+  document.getElementById('account-link').textContent = session && session.account ? t('account') : t('signInUp');
+  document.getElementById('leaderboard-link').textContent = t('leaderboard');
   document.getElementById('tournaments-link').textContent = t('tournaments');
   document.getElementById('rules-link').textContent = t('rules');
   const lang = document.getElementById('lang-toggle');
@@ -58,6 +65,15 @@ function route() {
     page = mountTournaments(app, navigate);
   } else if (parts[0] === 'rules') {
     page = mountRules(app, parts[1]);
+  } else if (parts[0] === 'account') {
+    page = mountAccount(app, navigate, (s) => {
+      session = s;
+      header(s);
+    });
+  } else if (parts[0] === 'player' && parts[1]) {
+    page = mountPlayer(app, decodeURIComponent(parts[1]));
+  } else if (parts[0] === 'leaderboard') {
+    page = mountLeaderboard(app, params);
   } else {
     page = mountLobby(app, navigate);
   }
@@ -69,7 +85,7 @@ document.getElementById('lang-toggle').addEventListener('click', () => {
 });
 document.getElementById('sound-toggle').addEventListener('click', () => {
   setMuted(!isMuted());
-  header(session);
+  header(currentSession() || session);
 });
 window.addEventListener('hashchange', route);
 

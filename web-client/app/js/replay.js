@@ -7,6 +7,7 @@ import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
 import { t, sideName, errorText } from './i18n.js';
 import { api } from './api.js';
 import { h, clear, describeResult, tcLabel, formatClock } from './ui.js';
+import { ratingLines } from './players.js';
 
 export function mountReplay(root, id) {
   clear(root);
@@ -98,6 +99,8 @@ export function mountReplay(root, id) {
         }),
       );
       resultEl.replaceChildren(r.result ? h('div', { class: 'note good result', id: 'result' }, ...describeResult(r.result, r.seats)) : h('div', {}));
+      const changes = ratingLines(r.rating_changes, r.seats);
+      if (changes) resultEl.append(h('div', { class: 'note good' }, changes));
       page.dataset.loaded = 'true';
       go(positions.length - 1);
     })
