@@ -475,6 +475,7 @@ async fn create_game(
         players_chat: c.players_chat.unwrap_or(true),
         grace_ms,
         rated,
+        anqi: None,
     };
     let quota = &s.limits.bot_games;
     let placeholder = quota.admit(&s.store, addr, None, bots.len()).await?;
@@ -507,7 +508,7 @@ pub async fn start_game(
     bots: &[(protocol::Side, bot::Level)],
 ) -> Result<crate::room::RoomHandle, ApiError> {
     let id = game_id();
-    let mut room = Room::new(id.clone(), settings.clone());
+    let mut room = Room::new(id.clone(), settings.clone())?;
     let mut step = crate::room::core::Step::default();
     for &(side, level) in bots {
         let bot_id = format!("bot-{}", random_hex(8));
@@ -515,8 +516,11 @@ pub async fn start_game(
         step.ops.extend(seated.ops);
         step.events.extend(seated.events);
     }
-    let initial = engine::format_position(room.game().initial_position());
-    s.store.create_game(&id, creator, &settings, &initial).await?;
+    let initial = room.initial_position();
+    let secret = room.take_secret();
+    s.store
+        .create_game(&id, creator, &settings, &initial, secret.as_deref())
+        .await?;
     let handle = s.rooms.start(room, step, 0).await?;
     tracing::info!(game = %id, player = %creator, bots = bots.len(), "game created");
     Ok(handle)
@@ -771,7 +775,25 @@ async fn game_record(
 ) -> Result<Json<GameRecord>, ApiError> {
     let mut record = s.store.record(&id).await?.ok_or_else(no_such_game)?;
     visible_chat(&mut record, viewer.as_ref().map(|p| p.id.as_str()));
+    with_notes(&s, &mut record).await?;
     Ok(Json(record))
+}
+
+/// Adds the variant's own record lines to a record read from the store, as
+/// the game's room shows them to spectators ([`crate::room::core::Room::view`]:
+/// public by construction). The store's part of a record is public already:
+/// the start position a game gives is its public one and the stored command
+/// texts are public (`RoomGame::initial_position`, `RoomGame::command_text`).
+pub(crate) async fn with_notes(s: &AppState, record: &mut GameRecord) -> Result<(), ApiError> {
+    if !crate::room::games::has_notes(record.settings.variant) {
+        return Ok(());
+    }
+    record.notes = match find_game(s, &record.id).await? {
+        Some(Game::Room(h)) => h.snapshot().await?.notes,
+        Some(Game::Finished(snap)) => snap.notes.clone(),
+        None => Vec::new(),
+    };
+    Ok(())
 }
 
 /// Keeps the chat a viewer may read, by the rule of the game's socket: the

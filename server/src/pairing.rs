@@ -329,6 +329,7 @@ async fn start(s: &AppState, three: &[Seeker]) -> Result<Vec<Seated>, ApiError> 
         players_chat: true,
         grace_ms: s.config.grace.as_millis() as u64,
         rated: three.iter().all(|w| w.rated),
+        anqi: None,
     };
     let handle = crate::http::start_game(s, &first.player.id, settings, &[]).await?;
     let game = handle.snapshot().await?.id;

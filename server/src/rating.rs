@@ -68,6 +68,11 @@ pub fn ranking(result: &GameResult) -> Option<[u32; 3]> {
     if matches!(result.ending, Ending::Aborted { .. } | Ending::Annulled) {
         return None;
     }
+    // A variant that places its seats (三国暗棋's placing, ties shared;
+    // 三国演弈棋's) gives the ranking itself.
+    if let Some(placing) = result.placing {
+        return Some(placing.map(u32::from));
+    }
     let mut keys = [(0u8, 0u32); 3];
     for side in Side::ALL {
         let outcome = result.outcomes[side.index()]?;
@@ -308,6 +313,8 @@ mod tests {
             outcomes,
             eliminations,
             no_shows: Vec::new(),
+            placing: None,
+            scores: None,
         }
     }
 
@@ -400,6 +407,14 @@ mod tests {
                 result(Ending::Annulled, [None; 3], vec![gone(Side::W, R::Mate, 9)]),
                 None,
             ),
+            (
+                "a variant that places its seats (三国暗棋 scoring: a tie for second)",
+                GameResult {
+                    placing: Some([2, 1, 2]),
+                    ..result(Ending::Adjudicated, [Some(L), Some(Wn), Some(L)], vec![])
+                },
+                Some([2, 1, 2]),
+            ),
         ];
         for (what, r, want) in cases {
             assert_eq!(ranking(&r), want, "{what}");
@@ -464,6 +479,7 @@ mod tests {
             players_chat: true,
             grace_ms: 60_000,
             rated,
+            anqi: None,
         };
         let result = result(
             Ending::LastStanding { winner: Side::Y },
@@ -477,7 +493,7 @@ mod tests {
         }];
         for (game, rated) in [("rated", true), ("casual", false)] {
             store
-                .create_game(game, "pa", &settings(rated), "start")
+                .create_game(game, "pa", &settings(rated), "start", None)
                 .await
                 .expect("game");
             let seats: Vec<Op> = Side::ALL

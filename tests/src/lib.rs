@@ -113,5 +113,6 @@ pub fn hour_game_settings(grace_ms: u64) -> protocol::GameSettings {
         players_chat: true,
         grace_ms,
         rated: false,
+        anqi: None,
     }
 }

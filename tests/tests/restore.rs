@@ -41,10 +41,11 @@ impl Seeder<'_> {
     /// A game with a person in each seat but those given to bots.
     async fn game(&mut self, id: &str, bots: &[Side], seats: usize) -> Room {
         let creator = self.person(&format!("{id}-creator")).await;
-        let mut room = Room::new(id.into(), settings());
-        let initial = engine::format_position(room.game().initial_position());
+        let mut room = Room::new(id.into(), settings()).unwrap();
+        let initial = room.initial_position();
+        let secret = room.take_secret();
         self.store
-            .create_game(id, &creator.id, &settings(), &initial)
+            .create_game(id, &creator.id, &settings(), &initial, secret.as_deref())
             .await
             .unwrap();
         for side in Side::ALL.into_iter().take(seats) {
@@ -75,7 +76,7 @@ impl Seeder<'_> {
     async fn play(&mut self, room: &mut Room, plies: u32) {
         for _ in 0..plies {
             self.now += 700;
-            let pos = *room.game().position();
+            let pos = engine::parse_position(&room.game().status(false).position).unwrap();
             let moves = pos.legal_moves();
             assert!(room.phase == Phase::Live && !moves.is_empty(), "{} still live", room.id);
             let quiet: Vec<_> = moves
@@ -155,11 +156,11 @@ async fn seed(store: &Store) -> (Vec<Room>, String) {
     let step = s.act(&mut offer, Side::Y, Act::Resign).await;
     s.commit(&offer, step).await;
     s.play(&mut offer, 2).await;
-    let turn: Side = offer.game().position().turn().into();
+    let turn: Side = offer.game().to_move().unwrap();
     let step = s.act(&mut offer, turn, Act::OfferDraw).await;
     s.commit(&offer, step).await;
-    assert!(offer.game().pending_offer().is_some());
-    assert_eq!(offer.game().position().live().count(), 2);
+    assert!(!offer.game().pending_offer_waiting().is_empty());
+    assert_eq!(offer.game().live().len(), 2);
     rooms.push(offer);
 
     let mut arbiter = s.game("arbiter", &[], 3).await;
@@ -235,7 +236,11 @@ async fn restore_on(url: String) {
         );
         let room = rooms.iter().find(|r| r.id == id).unwrap();
         let (back, step, at) = Room::restore(game).unwrap();
-        assert_eq!(back.game(), room.game(), "{id}: the engine's game");
+        let (a, b) = (back.game(), room.game());
+        assert_eq!(a.status(true), b.status(true), "{id}: the game's position and counters");
+        assert_eq!(a.moves(), b.moves(), "{id}: the game's moves");
+        assert_eq!(a.departures(), b.departures(), "{id}");
+        assert_eq!((a.epoch(), a.result()), (b.epoch(), b.result()), "{id}");
         assert_eq!(back.result(), room.result(), "{id}");
         assert_eq!(back.is_paused(), room.is_paused(), "{id}");
         assert_same_but_clocks(back.status(at), room.status(at), &id);
@@ -289,5 +294,83 @@ async fn unfinished_games_come_back_as_they_were_on_sqlite() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("store.db");
     restore_on(format!("sqlite://{}?mode=rwc", path.display())).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A game's secret (`game_secrets`): written with the game or by a step's
+/// `Op::Secret` (a newer one replaces it), loaded with the game for its room
+/// — alone or with every unfinished game — and in none of what the HTTP API
+/// reads (the record, the lobby).
+async fn secrets_on(url: String) {
+    let store = Store::connect(&url, Metrics::default()).await.unwrap();
+    let s = Seeder {
+        store: &store,
+        now: 0,
+        rng: 1,
+    };
+    let creator = s.person("secret-creator").await;
+    let mut plain = settings();
+    plain.public = true;
+    store
+        .create_game("with-secret", &creator.id, &plain, "start-text", Some("SECRET-ONE"))
+        .await
+        .unwrap();
+    store
+        .create_game("without", &creator.id, &plain, "start-text", None)
+        .await
+        .unwrap();
+    let loaded = |id: &'static str| {
+        let store = &store;
+        async move { store.load_game(id).await.unwrap().unwrap().secret }
+    };
+    assert_eq!(loaded("with-secret").await.as_deref(), Some("SECRET-ONE"));
+    assert_eq!(loaded("without").await, None);
+    // A step's secret, alone and with other writes: the newer one wins.
+    store
+        .commit("with-secret", 1, &[Op::Secret("SECRET-TWO".into())])
+        .await
+        .unwrap();
+    assert_eq!(loaded("with-secret").await.as_deref(), Some("SECRET-TWO"));
+    let seat = Op::Seat {
+        side: Side::W,
+        player: creator.id.clone(),
+        bot: None,
+        wall_ms: 1,
+    };
+    store
+        .commit("without", 2, &[seat, Op::Secret("SECRET-THREE".into())])
+        .await
+        .unwrap();
+    assert_eq!(loaded("without").await.as_deref(), Some("SECRET-THREE"));
+    let all = store.load_unfinished().await.unwrap();
+    let secret_of = |id: &str| {
+        all.iter()
+            .find(|(g, _)| g == id)
+            .and_then(|(_, r)| r.as_ref().unwrap().secret.clone())
+    };
+    assert_eq!(secret_of("with-secret").as_deref(), Some("SECRET-TWO"));
+    assert_eq!(secret_of("without").as_deref(), Some("SECRET-THREE"));
+    // What the HTTP API reads of these games never holds it.
+    for id in ["with-secret", "without"] {
+        let record = serde_json::to_string(&store.record(id).await.unwrap().unwrap()).unwrap();
+        assert!(!record.contains("SECRET"), "{record}");
+    }
+    let lobby = serde_json::to_string(&store.list_games(Phase::Open, None, 50).await.unwrap()).unwrap();
+    assert!(lobby.contains("with-secret") && !lobby.contains("SECRET"), "{lobby}");
+    store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_is_kept_for_the_room_only_on_postgres() {
+    let db = TestDb::create().await;
+    secrets_on(db.url.clone()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_is_kept_for_the_room_only_on_sqlite() {
+    let dir = std::env::temp_dir().join(format!("sanguo-secrets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("store.db");
+    secrets_on(format!("sqlite://{}?mode=rwc", path.display())).await;
     let _ = std::fs::remove_dir_all(&dir);
 }

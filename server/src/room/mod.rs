@@ -9,6 +9,7 @@
 
 pub mod bots;
 pub mod core;
+pub mod games;
 pub mod outbox;
 
 use std::collections::{HashMap, VecDeque};
@@ -102,13 +103,10 @@ enum Msg {
 /// whose room support does not yet is refused with `variant_unavailable`
 /// (creating a game or a tournament of it changes nothing).
 pub fn check_playable(variant: protocol::Variant) -> Result<(), ErrorBody> {
-    if variant == protocol::Variant::Sanguo {
+    if games::is_playable(variant) {
         Ok(())
     } else {
-        Err(ErrorBody {
-            code: protocol::ErrorCode::VariantUnavailable,
-            message: format!("{} ({variant}) cannot be played on this server yet", variant.title()),
-        })
+        Err(games::unavailable(variant))
     }
 }
 
@@ -741,7 +739,7 @@ impl Actor {
             if live {
                 tracing::info!(game = %self.room.id, "game started");
             } else {
-                let result = self.room.game().result().map(protocol::GameResult::from);
+                let result = self.room.game().result();
                 tracing::info!(game = %self.room.id, plies = self.room.game().plies(), ?result, "game finished");
             }
             self.live_counted = live;
@@ -1079,7 +1077,7 @@ impl Actor {
         let plies = self.room.game().plies();
         let i = job.side.index();
         let offer = matches!(job.task, bots::Task::Move { .. })
-            && self.room.game().position().live().count() == 2
+            && self.room.game().bot_weighs_offer()
             && self.last_offer[i].is_none_or(|p| plies >= p + bots::OFFER_EVERY_PLIES);
         if offer {
             self.last_offer[i] = Some(plies);
@@ -1087,10 +1085,10 @@ impl Actor {
         let seed = bots::seed(&self.room.id, &job);
         let cancel = Arc::new(AtomicBool::new(false));
         let pool = self.ctx.bots.clone();
-        let game = self.room.game().clone();
+        let search = self.room.game().bot_search(job.side, job.level, job.ask(offer), seed);
         let task = self.ctx.tracker.spawn({
             let cancel = Arc::clone(&cancel);
-            async move { pool.run(game, job, seed, offer, cancel).await }
+            async move { pool.run(search, job, cancel).await }
         });
         self.thinking = Some(Thinking {
             job,

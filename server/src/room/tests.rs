@@ -45,9 +45,10 @@ async fn started(tc: TimeControl, grace_ms: u64) -> Harness {
         players_chat: true,
         grace_ms,
         rated: false,
+        anqi: None,
     };
     let handle = rooms
-        .start(Room::new("g".into(), settings), Step::default(), 0)
+        .start(Room::new("g".into(), settings).unwrap(), Step::default(), 0)
         .await
         .unwrap();
     let (w, inbox) = outbox(1024);
