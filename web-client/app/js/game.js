@@ -5,11 +5,12 @@
 
 import { Board } from './board.js';
 import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
-import { t, sideName, errorText } from './i18n.js';
+import { t, sideName as sideNameOf, errorText } from './i18n.js';
 import { api, currentSession, wsUrl, ApiError } from './api.js';
 import { play, playMove } from './sound.js';
 import { refusalText, ruleLinkText } from './refusal.js';
 import { h, clear, formatClock, clockFace, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
+import { anqiGamePart } from './anqi.js';
 
 const PROTOCOL = 1;
 
@@ -74,12 +75,17 @@ export function mountGame(root, id, { seat } = {}) {
   let tick = null;
   let everConnected = false;
   let pingTimer = null;
+  // The variant's own parts of the page (三国暗棋: anqi.js), chosen once from
+  // the game's settings in start(); null for 三国象棋, drawn here.
+  let vx = null;
+  const sideName = (side, short = false) => (vx ? vx.sideName(side) : sideNameOf(side, short));
 
   // ---- layout -------------------------------------------------------------
   clear(root);
   const boardWrap = h('div', { class: 'board-wrap' });
   const statusLine = h('div', { class: 'status-line', id: 'status-line', 'aria-live': 'polite' });
   const clocksEl = h('div', { class: 'clocks', id: 'clocks' });
+  const variantEl = h('div', { id: 'variant-panel' });
   const notesEl = h('div', { class: 'notes', id: 'notes', 'aria-live': 'polite' });
   const inviteEl = h('div', { id: 'invite' });
   const actionsEl = h('div', { class: 'actions', id: 'actions' });
@@ -114,6 +120,7 @@ export function mountGame(root, id, { seat } = {}) {
       h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby')), h('span', { class: 'spacer' }), zoomBtn, coordsBtn, flipBtn),
       statusLine,
       clocksEl,
+      variantEl,
       notesEl,
       inviteEl,
       actionsEl,
@@ -126,7 +133,7 @@ export function mountGame(root, id, { seat } = {}) {
   );
   root.appendChild(gameEl);
 
-  const board = new Board(boardWrap, { onMove: (from, to) => sendMove(from, to), onRefused: (from, to) => explainRefusal(from, to) });
+  let board = new Board(boardWrap, { onMove: (from, to) => sendMove(from, to), onRefused: (from, to) => explainRefusal(from, to) });
 
   flipBtn.addEventListener('click', () => board.setView(SIDES[(SIDES.indexOf(board.view) + 1) % 3]));
   // point names on the board, as the move list writes them (remembered)
@@ -168,7 +175,14 @@ export function mountGame(root, id, { seat } = {}) {
     }
     // A wrong link: say so and lead back, instead of reconnecting forever.
     try {
-      await api.game(id);
+      const snap = await api.game(id);
+      // the one place that branches on the variant
+      if (snap.settings.variant === 'anqi' && !vx) {
+        board.svg.remove();
+        vx = anqiGamePart({ host: boardWrap, send, note, onRefused: () => explainRefusal(null, null) });
+        board = vx.board;
+        setCoords(localStorage.getItem('sanguo.coords') === '1');
+      }
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
         noSuchGame();
@@ -332,10 +346,22 @@ export function mountGame(root, id, { seat } = {}) {
     st.clockAt = performance.now();
     const last = snap.moves[snap.moves.length - 1];
     st.lastMove = last ? splitMove(last) : null;
+    if (vx) snap.moves.forEach((mv, i) => (st.moveChars[i] = vx.moveLabel(mv)));
     st.checks = snap.status.in_check || [];
     st.departures = snap.result ? [...snap.result.eliminations] : [...(snap.departures || [])];
     render();
     if (snap.moves.some((_, i) => !st.moveSides[i])) {
+      if (vx) {
+        // the record's moves say who played each (no placement to rebuild)
+        api
+          .record(id)
+          .then((r) => {
+            for (const m of r.moves) st.moveSides[m.ply] = m.side;
+            renderMoves();
+          })
+          .catch(() => {});
+        return;
+      }
       api
         .record(id)
         .then((r) => {
@@ -373,7 +399,8 @@ export function mountGame(root, id, { seat } = {}) {
         setStatus(ev.status);
         break;
       case 'moved':
-        {
+        if (vx) st.moveChars[ev.ply] = vx.moveLabel(ev.mv, ev.revealed);
+        else {
           const p = parsePlacement(g.status.position).get(ev.mv.split('-')[0]);
           if (p) st.moveChars[ev.ply] = PIECE_CHARS[p.side][p.piece];
         }
@@ -384,6 +411,9 @@ export function mountGame(root, id, { seat } = {}) {
         if ((ev.status.in_check || []).length) play('check');
         else playMove(!!ev.captured);
         st.lowWarned = false;
+        break;
+      case 'noted':
+        if (vx) vx.noted(ev);
         break;
       case 'warned':
         note('warn', t('warned', { side: sideName(ev.side), request: t(`request_${ev.request}`) }), 15000);
@@ -437,6 +467,7 @@ export function mountGame(root, id, { seat } = {}) {
   }
 
   function splitMove(mv) {
+    if (vx) return vx.split(mv);
     const [from, to] = mv.split('-');
     return { from, to };
   }
@@ -536,7 +567,10 @@ export function mountGame(root, id, { seat } = {}) {
         legal.get(from).push(to);
       }
     }
-    if (st.browse != null && st.browsePositions) {
+    if (vx) {
+      vx.renderBoard(g, { interactive: myTurn(), last: st.lastMove });
+      variantEl.replaceChildren(vx.panel(g, mySide()));
+    } else if (st.browse != null && st.browsePositions) {
       const n = st.browse;
       const m = n > 0 ? splitMove(g.moves[n - 1]) : null;
       board.update({ placement: st.browsePositions[n], legal: new Map(), last: m, recent: [], checked: [], interactive: false, mover: null });
@@ -586,7 +620,7 @@ export function mountGame(root, id, { seat } = {}) {
         const el = h(
           'div',
           { class: `clock${s.turn === side && g.phase === 'live' ? ' turn' : ''}${out ? ' out' : ''}`, 'data-side': side },
-          h('span', { class: `piece-badge side-${side}` }, PIECE_CHARS[side].K),
+          vx ? vx.badge(side, s) : h('span', { class: `piece-badge side-${side}` }, PIECE_CHARS[side].K),
           h('span', { class: 'who' }, h('span', {}, sideName(side) + (st.side === side && st.role === 'player' ? ` (${t('you')})` : '')), h('span', { class: 'nm', 'data-bot': seatInfo && seatInfo.bot ? seatInfo.bot : null }, seatName(seatInfo)), off),
           h('span', { style: 'text-align:right' }, time, h('br'), extra),
         );
@@ -645,7 +679,7 @@ export function mountGame(root, id, { seat } = {}) {
     if (g) {
       const s = g.status;
       if (g.result) {
-        out.push(h('div', { class: 'note good result', id: 'result' }, ...describeResult(g.result, g.seats)));
+        out.push(h('div', { class: 'note good result', id: 'result' }, ...(vx ? vx.result(g.result, g.seats) : describeResult(g.result, g.seats))));
         out.push(h('div', {}, h('a', { href: `#/r/${id}`, id: 'replay-link' }, t('replay'))));
       }
       for (const d of g.result ? [] : st.departures) {
@@ -659,12 +693,13 @@ export function mountGame(root, id, { seat } = {}) {
       }
       if (g.phase === 'live') {
         if (st.checks.length) out.push(h('div', { class: 'note bad', id: 'check-note' }, t('check', { sides: st.checks.map((x) => sideName(x, true)).join(', ') })));
-        if (st.lastMove) out.push(h('div', { class: 'note' }, t('lastMove', { mv: `${st.lastMove.from}-${st.lastMove.to}` })));
-        if (s.pending_offer) {
+        if (st.lastMove && !vx) out.push(h('div', { class: 'note' }, t('lastMove', { mv: `${st.lastMove.from}-${st.lastMove.to}` })));
+        if (vx) out.push(...vx.notes(g));
+        else if (s.pending_offer) {
           const po = s.pending_offer;
           out.push(h('div', { class: 'note warn', id: 'offer-note' }, t('drawOffered', { by: sideName(po.by), waiting: po.waiting.map((x) => sideName(x, true)).join(', ') || '—' })));
         }
-        for (const c of counterNotes(s)) out.push(h('div', { class: 'note warn counter' }, c));
+        if (!vx) for (const c of counterNotes(s)) out.push(h('div', { class: 'note warn counter' }, c));
       }
     }
     for (const n of st.notes) out.push(h('div', { class: `note ${n.cls}`, id: n.id ? `${n.id}-note` : null, 'data-code': n.code || null }, n.text, n.link ? ' ' : null, n.link || null));
@@ -763,7 +798,7 @@ export function mountGame(root, id, { seat } = {}) {
       again.addEventListener('click', async () => {
         const s = g.settings;
         try {
-          const snap = await api.createGame({ variant: s.variant || 'sanguo', time_control: s.time_control, direction: s.direction, public: s.public, players_chat: s.players_chat, grace_ms: s.grace_ms });
+          const snap = await api.createGame({ variant: s.variant || 'sanguo', anqi: s.anqi, time_control: s.time_control, direction: s.direction, public: s.public, players_chat: s.players_chat, grace_ms: s.grace_ms });
           rememberCreated(snap.id);
           send({ type: 'chat', channel: s.players_chat ? 'players' : 'spectators', text: `${t('rematchChat')} #/g/${snap.id}?seat=any` });
           location.hash = `#/g/${snap.id}?seat=${me}`;
@@ -776,6 +811,10 @@ export function mountGame(root, id, { seat } = {}) {
     }
     if (!(isLive() && me && g.status.live.includes(me))) {
       actionsEl.replaceChildren();
+      return;
+    }
+    if (vx) {
+      vx.actions(g, me, { actionsEl, confirmEl, t, render: renderActions });
       return;
     }
     const s = g.status;
@@ -846,6 +885,10 @@ export function mountGame(root, id, { seat } = {}) {
   // move its departure follows). No rule is applied.
   async function browseTo(n) {
     const g = st.game;
+    if (vx) {
+      location.hash = `#/r/${id}`;
+      return;
+    }
     if (n >= g.moves.length) {
       st.browse = null;
       render();

@@ -7,6 +7,7 @@ import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
 import { t, sideName, errorText } from './i18n.js';
 import { api } from './api.js';
 import { h, clear, describeResult, tcLabel, formatClock } from './ui.js';
+import { mountAnqiReplay } from './anqi.js';
 
 export function mountReplay(root, id) {
   clear(root);
@@ -69,9 +70,15 @@ export function mountReplay(root, id) {
     for (const el of movesEl.children) el.classList.toggle('cur', Number(el.dataset.ply) === cur - 1);
   }
 
+  let sub = null; // a variant's own replay (三国暗棋: anqi.js)
   api
     .record(id)
-    .then((r) => {
+    .then(async (r) => {
+      // the one place that branches on the variant
+      if (r.settings.variant === 'anqi') {
+        sub = mountAnqiReplay(root, id, await api.game(id), r, { t });
+        return;
+      }
       rec = r;
       let placement = parsePlacement(r.initial_position);
       positions = [new Map(placement)];
@@ -108,6 +115,7 @@ export function mountReplay(root, id) {
   return {
     destroy() {
       document.removeEventListener('keydown', onKey);
+      if (sub) sub.destroy();
     },
   };
 }
