@@ -716,3 +716,61 @@ export function mountAnqiReplay(root, id, snap, rec, { t, h: hh = h }) {
     },
   };
 }
+
+// ---- the lobby's anqi options ---------------------------------------------
+
+const OPT_TEXT = {
+  en: { mode: 'Mode', target: 'Target (points)', scoring: 'Deadlock scoring', rounds: 'No-progress limit (rounds)', options: 'Options', fixedSeats: 'Keep the seats as taken (no random seating)' },
+  zh: { mode: '玩法', target: '目标分', scoring: '僵局计分', rounds: '无进展上限（轮）', options: '选项', fixedSeats: '按入座顺序，不随机排座' },
+};
+const ot = (k) => (OPT_TEXT[getLang()] || OPT_TEXT.en)[k];
+
+/**
+ * The create form's 三国暗棋 block (AnqiOptions, protocol/README.md): mode and
+ * target, deadlock scoring, no-progress limit, split2/enhanced/double/fanchi/xqlegs,
+ * fixed seats. `{el, value()}`; `value()` gives the `anqi` object of the create body.
+ */
+export function anqiOptionsForm() {
+  const sel = (id, opts) => h('select', { id }, opts.map(([v, label]) => h('option', { value: v }, label)));
+  const mode = sel('anqi-mode', [
+    ['annihilation', at('mode_annihilation')],
+    ['race', at('mode_race', { n: 'N' })],
+    ['shoujun', at('mode_shoujun')],
+  ]);
+  const target = h('input', { id: 'anqi-target', type: 'number', min: '1', max: '2000', step: '1', value: '200' });
+  const targetRow = h('label', { class: 'form-row', hidden: true }, ot('target'), target);
+  mode.addEventListener('change', () => (targetRow.hidden = mode.value !== 'race'));
+  const scoring = sel('anqi-scoring', [
+    ['net', at('scoring_net')],
+    ['remaining_points', at('scoring_remaining_points')],
+    ['remaining_count', at('scoring_remaining_count')],
+  ]);
+  const rounds = h('input', { id: 'anqi-rounds', type: 'number', min: '10', max: '100', step: '1', value: '30' });
+  const box = (id, label) => {
+    const input = h('input', { type: 'checkbox', id: `anqi-${id}` });
+    return { input, el: h('label', { class: 'inline' }, input, label) };
+  };
+  const flags = [box('split2', 'split2 (第二种分队)'), box('enhanced', 'enhanced (强化将士象)'), box('double', 'double (二连)'), box('fanchi', 'fanchi (翻吃)'), box('xqlegs', 'xqlegs (拐马脚/塞象眼)')];
+  const fixed = box('fixed-seats', ot('fixedSeats'));
+  const el = h(
+    'fieldset',
+    { id: 'anqi-options', class: 'anqi-options', hidden: true },
+    h('legend', {}, '三国暗棋'),
+    h('label', { class: 'form-row' }, ot('mode'), mode),
+    targetRow,
+    h('label', { class: 'form-row' }, ot('scoring'), scoring),
+    h('label', { class: 'form-row' }, ot('rounds'), rounds),
+    h('div', { class: 'form-row' }, h('span', {}, ot('options')), ...flags.map((f) => f.el), fixed.el),
+  );
+  return {
+    el,
+    value() {
+      const o = { mode: mode.value, scoring: scoring.value };
+      if (mode.value === 'race') o.target = Number(target.value) || 200;
+      if (Number(rounds.value) !== 30) o.no_progress_rounds = Number(rounds.value);
+      for (const [i, k] of ['split2', 'enhanced', 'double', 'fanchi', 'xqlegs'].entries()) if (flags[i].input.checked) o[k] = true;
+      if (fixed.input.checked) o.fixed_seats = true;
+      return o;
+    },
+  };
+}

@@ -8,6 +8,7 @@ import { h, clear, tcLabel, seatName } from './ui.js';
 import { myGames, rememberCreated } from './game.js';
 import { boardsCard } from './tournament.js';
 import { variants } from './variants.js';
+import { anqiOptionsForm } from './anqi.js';
 
 export const PRESETS = {
   fischer: { base_ms: 600000, increment_ms: 5000 },
@@ -69,6 +70,10 @@ export function mountLobby(root, navigate) {
     );
     filterSel.replaceChildren(h('option', { value: '' }, t('allVariants')), ...vs.map((v) => h('option', { value: v.key }, variantName(v.key))));
   }
+  // 三国暗棋's own settings, shown when it is the chosen game
+  const anqiForm = anqiOptionsForm();
+  const showVariantOptions = () => (anqiForm.el.hidden = variantSel.value !== 'anqi');
+  variantSel.addEventListener('change', showVariantOptions);
   filterSel.addEventListener('change', () => {
     clearTimeout(timer);
     refresh();
@@ -77,6 +82,7 @@ export function mountLobby(root, navigate) {
     'form',
     { id: 'create-form' },
     h('div', { class: 'form-row' }, h('label', { for: 'variant' }, t('variant')), variantSel),
+    anqiForm.el,
     h('div', { class: 'form-row' }, h('label', { for: 'preset' }, t('timeControl')), preset),
     custom,
     h('div', { class: 'form-row' }, h('span', {}, t('direction')), radio('direction', 'ccw', t('ccw'), true), radio('direction', 'cw', t('cw'), false)),
@@ -104,6 +110,7 @@ export function mountLobby(root, navigate) {
       public: form.querySelector('input[name=visibility]:checked').value === 'public',
       players_chat: document.getElementById('players-chat').checked,
     };
+    if (body.variant === 'anqi') body.anqi = anqiForm.value();
     const bots = {};
     SIDES.forEach((s, i) => {
       if (botSels[i].value) bots[s] = Number(botSels[i].value);
