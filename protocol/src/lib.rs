@@ -428,6 +428,10 @@ pub enum EliminationReason {
     PrematureRequest,
     /// Offered or accepted a draw another side declined.
     DrawOfferRule,
+    /// 三国暗棋 全灭: no piece of its team is left on the board.
+    Annihilated,
+    /// 三国暗棋 收军: it recovered its army (a finish, not a loss).
+    Recovered,
 }
 
 impl From<engine::EliminationReason> for EliminationReason {
@@ -512,6 +516,11 @@ pub enum Ending {
     Adjudicated,
     /// A tournament arbiter aborted the game: no result (the table plays a new game).
     Annulled,
+    /// 三国暗棋: the game ended with a placing (`placing`, `scores`), for this reason.
+    Anqi {
+        /// Why (RULES-ANQI §11.5).
+        reason: anqi::EndReason,
+    },
 }
 
 /// A side's result.

@@ -21,6 +21,7 @@ use std::time::Instant;
 
 use protocol::{Departure, ErrorBody, ErrorCode, GameResult, GameSettings, Side, Status, Variant};
 
+pub mod anqi;
 pub mod sanguo;
 
 /// What a seat does (or the server does on its behalf), in any variant.
@@ -214,10 +215,10 @@ pub fn is_playable(variant: Variant) -> bool {
 
 /// A new game of `settings.variant` for the room `id`.
 pub fn new_game(id: &str, settings: &GameSettings) -> Result<Box<dyn RoomGame>, ErrorBody> {
-    let _ = id;
     match settings.variant {
         Variant::Sanguo => Ok(Box::new(sanguo::SanguoGame::new(settings))),
-        v @ (Variant::Anqi | Variant::Yanyi) => Err(unavailable(v)),
+        Variant::Anqi => Ok(Box::new(anqi::AnqiRoomGame::new(id, settings)?)),
+        v @ Variant::Yanyi => Err(unavailable(v)),
     }
 }
 
@@ -233,10 +234,11 @@ pub fn restore_game(
     secret: Option<&str>,
     events: &[(Side, String, u64)],
 ) -> Result<Box<dyn RoomGame>, String> {
-    let _ = (id, secret);
     match settings.variant {
         Variant::Sanguo => Ok(Box::new(sanguo::SanguoGame::restore(settings, initial, events)?)),
-        v @ (Variant::Anqi | Variant::Yanyi) => Err(unavailable(v).message),
+        // The public start position is the viewer form: the deal is the secret.
+        Variant::Anqi => Ok(Box::new(anqi::AnqiRoomGame::restore(id, settings, secret, events)?)),
+        v @ Variant::Yanyi => Err(unavailable(v).message),
     }
 }
 
@@ -246,6 +248,7 @@ pub fn restore_game(
 pub fn relist(variant: Variant, status: &Status) -> Vec<String> {
     match variant {
         Variant::Sanguo => sanguo::relist(status),
-        Variant::Anqi | Variant::Yanyi => Vec::new(),
+        Variant::Anqi => anqi::relist(status),
+        Variant::Yanyi => Vec::new(),
     }
 }
