@@ -1203,6 +1203,9 @@ pub struct CreateGame {
     /// Default: the server's (60 s).
     #[serde(default)]
     pub grace_ms: Option<u64>,
+    /// 三国暗棋's mode, scoring and options (`variant` `anqi` only). Default: the defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anqi: Option<anqi::AnqiOptions>,
     /// Seats filled with computer players at creation: side → level (1 to
     /// 3), e.g. `{"B": 2, "Y": 3}`. Default: none. Three bots start the game at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]

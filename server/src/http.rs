@@ -421,6 +421,16 @@ async fn create_game(
         .collect::<Result<Vec<_>, ApiError>>()?;
     let variant = c.variant.unwrap_or_default();
     crate::room::check_playable(variant)?;
+    if let Some(o) = &c.anqi {
+        if variant != protocol::Variant::Anqi {
+            return Err(ApiError::new(
+                ErrorCode::BadRequest,
+                "anqi options are for 三国暗棋 (anqi) games",
+            ));
+        }
+        o.check()
+            .map_err(|why| ApiError::new(ErrorCode::BadRequest, format!("三国暗棋 options: {why}")))?;
+    }
     let settings = GameSettings {
         variant,
         time_control: tc,
@@ -428,7 +438,7 @@ async fn create_game(
         public: c.public.unwrap_or(true),
         players_chat: c.players_chat.unwrap_or(true),
         grace_ms,
-        anqi: None,
+        anqi: c.anqi,
     };
     let quota = &s.limits.bot_games;
     let placeholder = quota.admit(&s.store, addr, None, bots.len()).await?;

@@ -544,6 +544,7 @@ async fn new_game(
         players_chat: None,
         grace_ms,
         bots: None,
+        anqi: None,
     };
     let snap: Snapshot = sanguo_tests::post(
         http,
