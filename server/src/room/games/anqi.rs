@@ -621,6 +621,11 @@ impl RoomGame for AnqiRoomGame {
         })
     }
 
+    /// Seating drawn at random (§3 R-2) unless the game keeps the seats as taken.
+    fn draws_seats(&self) -> bool {
+        !self.options.fixed_seats
+    }
+
     fn take_secret(&mut self) -> Option<String> {
         if self.secret_taken {
             return None;

@@ -207,6 +207,13 @@ pub trait RoomGame: Send + Sync + std::fmt::Debug {
     fn take_secret(&mut self) -> Option<String> {
         None
     }
+
+    /// Whether a joining player's seat is drawn at random among the free
+    /// ones, whatever it asked for (三国暗棋 R-2: nobody chooses to act
+    /// first). Default: no, the seat asked for.
+    fn draws_seats(&self) -> bool {
+        false
+    }
 }
 
 /// The error for a variant rooms cannot play yet.
@@ -220,8 +227,8 @@ pub fn unavailable(variant: Variant) -> ErrorBody {
 /// Whether rooms can play `variant` (the one list of playable variants).
 pub fn is_playable(variant: Variant) -> bool {
     match variant {
-        Variant::Sanguo => true,
-        Variant::Anqi | Variant::Yanyi => false,
+        Variant::Sanguo | Variant::Anqi => true,
+        Variant::Yanyi => false,
     }
 }
 
