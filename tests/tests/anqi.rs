@@ -89,6 +89,8 @@ struct Knowledge {
     secret: Secret,
     flipped: HashSet<Point>,
     over: bool,
+    /// The test is ending the game now: a status whose record ends may publish the deal.
+    end_expected: bool,
     /// Frames and answers checked.
     checked: usize,
 }
@@ -99,6 +101,7 @@ impl Knowledge {
             secret: secret.clone(),
             flipped: HashSet::new(),
             over: false,
+            end_expected: false,
             checked: 0,
         }
     }
@@ -109,6 +112,15 @@ impl Knowledge {
         match v {
             Value::Object(m) => {
                 if m.get("kind").and_then(Value::as_str) == Some("finished") {
+                    self.over = true;
+                }
+                // The status that ends the game comes before `finished` and publishes the deal.
+                let ends = m
+                    .get("record")
+                    .and_then(Value::as_array)
+                    .is_some_and(|r| r.iter().any(|l| l.as_str().is_some_and(|l| l.starts_with("end "))));
+                if ends {
+                    assert!(self.end_expected, "the deal published while the game goes on: {v}");
                     self.over = true;
                 }
                 if let Some(phase) = m.get("phase").and_then(Value::as_str) {
@@ -276,7 +288,7 @@ impl Sock {
             };
             self.frames += 1;
             let value: Value = serde_json::from_str(&text).expect("json frame");
-            let what = format!("{} frame {}", self.name, self.frames);
+            let what = format!("{} frame {} ({})", self.name, self.frames, &text[..text.len().min(1500)]);
             self.seen.check(&value, &what);
             let msg: ServerMsg = serde_json::from_value(value).expect("a server message");
             match &msg {
@@ -546,6 +558,9 @@ async fn nothing_hidden_leaves_the_server() {
     let log_mid = check_log(&spec.seen, log_start, "during the game");
 
     // The end: both people resign; the bot is first.
+    for s in [&mut spec, &mut ws, &mut bs] {
+        s.seen.end_expected = true;
+    }
     if !spec.finished {
         ws.send(&ClientMsg::Resign).await;
         bs.send(&ClientMsg::Resign).await;
@@ -581,22 +596,29 @@ async fn nothing_hidden_leaves_the_server() {
     assert_eq!(result.placing.map(|p| p[2]), Some(1), "the bot is first");
     check_log(&spec.seen, log_mid, "at the end");
     for s in [&spec, &ws, &bs] {
-        assert!(s.frames > 20, "{} saw frames", s.name);
+        assert!(s.frames >= 10, "{} saw {} frames", s.name, s.frames);
     }
+    assert!(spec.seen.flipped.len() > flipped_before_restart, "flips after the restart");
 
     // Game B: an abort. Seat 2 never comes back before its first action.
     let (p1, p2, p3) = (api.guest().await, api.guest().await, api.guest().await);
-    let snap = api.create_game(&p1.token, &create(opts.clone(), 300, None)).await;
+    let snap = api.create_game(&p1.token, &create(opts.clone(), 3_000, None)).await;
     let game = snap.id;
     let secret = Secret::parse(&secret_of(&db, &game).await);
-    let base = Knowledge::new(&secret);
+    let mut base = Knowledge::new(&secret);
+    // This game ends by the abort the test provokes.
+    base.end_expected = true;
     for (p, side) in [(&p1, Side::W), (&p2, Side::B), (&p3, Side::Y)] {
         api.join(&p.token, &game, Some(side)).await.expect("join");
     }
     let mut spec = Sock::connect("B spectator", server.addr, &game, None, None, base.clone()).await;
     let mut s1 = Sock::connect("B seat 1", server.addr, &game, Some(&p1.token), None, base.clone()).await;
     let mut s3 = Sock::connect("B seat 3", server.addr, &game, Some(&p3.token), None, base.clone()).await;
-    s1.until_v(spec.v).await;
+    for s in [&mut spec, &mut s1, &mut s3] {
+        while s.status.is_none() {
+            s.next().await;
+        }
+    }
     let ply = s1.status.as_ref().unwrap().ply;
     s1.send(&ClientMsg::Move { ply, mv: "+e5".into() }).await; // not a start point: refused
     s1.send(&ClientMsg::Move { ply, mv: "+a1".into() }).await;

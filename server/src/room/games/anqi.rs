@@ -926,6 +926,41 @@ mod tests {
     }
 
     #[test]
+    fn a_room_draws_the_seating_unless_the_seats_are_fixed() {
+        use crate::room::core::Room;
+        use crate::store::Player;
+        let person = |i: usize| Player {
+            id: format!("p{i}"),
+            name: format!("player {i}"),
+            account: false,
+            bot: None,
+        };
+        // Everyone asks for W: with drawn seats the first joiner lands in every
+        // seat over many rooms, and each table ends full with distinct seats.
+        let mut first = [0u32; 3];
+        for n in 0..300 {
+            let mut room = Room::new(format!("g{n}"), settings(None)).unwrap();
+            let mut sides = Vec::new();
+            for i in 0..3 {
+                let (side, _) = room.join(person(i), Some(Side::W), 0, 0).unwrap();
+                sides.push(side);
+            }
+            first[sides[0].index()] += 1;
+            sides.sort();
+            assert_eq!(sides, Side::ALL.to_vec());
+        }
+        assert!(first.iter().all(|&n| (60..140).contains(&n)), "{first:?}");
+        // Fixed seats: the seat asked for, as in 三国象棋.
+        let fixed = AnqiOptions {
+            fixed_seats: true,
+            ..AnqiOptions::default()
+        };
+        let mut room = Room::new("f".into(), settings(Some(fixed))).unwrap();
+        assert_eq!(room.join(person(0), Some(Side::Y), 0, 0).unwrap().0, Side::Y);
+        assert_eq!(room.join(person(1), Some(Side::Y), 0, 0).unwrap_err().code, ErrorCode::SeatTaken);
+    }
+
+    #[test]
     fn bad_options_are_refused_at_creation() {
         let e = AnqiRoomGame::new(
             ID,
