@@ -288,7 +288,12 @@ impl Sock {
             };
             self.frames += 1;
             let value: Value = serde_json::from_str(&text).expect("json frame");
-            let what = format!("{} frame {} ({})", self.name, self.frames, &text[..text.len().min(1500)]);
+            let what = format!(
+                "{} frame {} ({})",
+                self.name,
+                self.frames,
+                &text[..text.len().min(1500)]
+            );
             self.seen.check(&value, &what);
             let msg: ServerMsg = serde_json::from_value(value).expect("a server message");
             match &msg {
@@ -412,7 +417,7 @@ fn check_log(k: &Knowledge, from: usize, tag: &str) -> usize {
         // a full-form position anywhere in a line
         assert!(
             !line
-                .split(|c: char| c == ' ' || c == '"')
+                .split([' ', '"'])
                 .any(|w| w.contains('/') && w.contains('*') && w.chars().any(|c| "KAERNCPkaerncp".contains(c))),
             "{tag}: a full-form position in the log: {line}"
         );
@@ -598,7 +603,10 @@ async fn nothing_hidden_leaves_the_server() {
     for s in [&spec, &ws, &bs] {
         assert!(s.frames >= 10, "{} saw {} frames", s.name, s.frames);
     }
-    assert!(spec.seen.flipped.len() > flipped_before_restart, "flips after the restart");
+    assert!(
+        spec.seen.flipped.len() > flipped_before_restart,
+        "flips after the restart"
+    );
 
     // Game B: an abort. Seat 2 never comes back before its first action.
     let (p1, p2, p3) = (api.guest().await, api.guest().await, api.guest().await);
@@ -639,6 +647,6 @@ async fn nothing_hidden_leaves_the_server() {
     assert_eq!(a.layout.as_deref(), Some(secret.layout.as_str()));
     assert_eq!(deal::commitment_hex(&game, &secret.layout, &secret.salt), a.commitment);
     check_log(&spec.seen, 0, "whole log");
-    assert!(log.lock().unwrap().len() > 0, "the server logged");
+    assert!(!log.lock().unwrap().is_empty(), "the server logged");
     server.stop().await;
 }

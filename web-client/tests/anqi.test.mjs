@@ -133,6 +133,7 @@ test('three players flip, claim and capture by clicking; the replay verifies the
   // the spectator saw the same board as the players
   assert.equal((await state(watcher.page)).status.position, end.status.position);
   await shot(page, 'anqi-finished.png');
+  await shot(page, 'anqi-page.png', '#game');
 
   // The replay verifies the commitment this browser saw and every flip.
   await page.click('#replay-link');

@@ -387,14 +387,18 @@ export function proposalText(status) {
   return at('proposal', { by: seatLabel(po.by), waiting: po.waiting.map(seatLabel).join(', ') || '—' });
 }
 
-/** A move list entry: `+b2=R` shows the revealed character. */
+/** A flip's action with the character it revealed (`+b2` revealing R: `伡 +b2`). */
 export function actionLabel(mv, revealed) {
   const f = /^\+([a-i][1-5])(?:=(.))?$/.exec(mv);
-  if (f) {
-    const id = revealed || f[2];
-    return id ? `${CHARS[id] || id} +${f[1]}` : mv;
-  }
-  return mv;
+  const id = f && (revealed || f[2]);
+  return id ? `${CHARS[id] || id} +${f[1]}` : mv;
+}
+
+/** What the game page's move list writes before an action: a flip's revealed character. */
+export function flipChar(mv, revealed) {
+  const f = /^\+([a-i][1-5])(?:=(.))?$/.exec(mv);
+  const id = f && (revealed || f[2]);
+  return id ? CHARS[id] || id : '';
 }
 
 // ---- the replay page -----------------------------------------------------
@@ -506,7 +510,7 @@ export function anqiGamePart(ctx) {
     const m = /^([a-i][1-5])[-x]([a-i][1-5])$/.exec(mv);
     return m ? { from: m[1], to: m[2] } : { from: null, to: null };
   };
-  part.moveLabel = actionLabel;
+  part.moveLabel = flipChar;
   /** Resign and the scoring proposal (申请计分) as the offer/answer buttons. */
   part.actions = (g, me, { actionsEl, confirmEl, t, render }) => {
     const s = g.status;

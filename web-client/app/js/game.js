@@ -587,7 +587,7 @@ export function mountGame(root, id, { seat } = {}) {
     else if (myTurn()) line = t('yourTurn') + ' · ' + t('round', { n: s.round + 1 });
     else line = t('toMove', { side: sideName(s.turn) }) + ' · ' + t('round', { n: s.round + 1 });
     const who = st.role === 'player' ? t('playingAs', { side: sideName(st.side) }) : st.role ? t('spectator') : t('connecting');
-    statusLine.replaceChildren(h('div', {}, line), h('div', { class: 'muted', id: 'role-line' }, who + ' · ' + tcLabel(g.settings.time_control) + ' · ' + t(g.settings.direction)));
+    statusLine.replaceChildren(h('div', {}, line), h('div', { class: 'muted', id: 'role-line' }, who + ' · ' + tcLabel(g.settings.time_control) + (vx ? '' : ' · ' + t(g.settings.direction))));
     renderClocks(true);
     renderNotes();
     renderInvite();

@@ -957,7 +957,10 @@ mod tests {
         };
         let mut room = Room::new("f".into(), settings(Some(fixed))).unwrap();
         assert_eq!(room.join(person(0), Some(Side::Y), 0, 0).unwrap().0, Side::Y);
-        assert_eq!(room.join(person(1), Some(Side::Y), 0, 0).unwrap_err().code, ErrorCode::SeatTaken);
+        assert_eq!(
+            room.join(person(1), Some(Side::Y), 0, 0).unwrap_err().code,
+            ErrorCode::SeatTaken
+        );
     }
 
     #[test]
