@@ -650,3 +650,59 @@ async fn nothing_hidden_leaves_the_server() {
     assert!(!log.lock().unwrap().is_empty(), "the server logged");
     server.stop().await;
 }
+
+/// Options are checked at creation: every bad one is refused with its reason
+/// and creates nothing; anqi options on another variant are refused too. A
+/// game of drawn seats tells each joiner its seat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn options_are_checked_and_seats_drawn() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    let s = api.guest().await;
+    let before: Vec<protocol::GameSummary> = api.get("/api/games?phase=open").await.unwrap();
+    for (body, words) in [
+        (
+            serde_json::json!({"variant": "anqi", "anqi": {"mode": "race", "target": 0}}),
+            "race target",
+        ),
+        (
+            serde_json::json!({"variant": "anqi", "anqi": {"fanchi": true}}),
+            "double",
+        ),
+        (
+            serde_json::json!({"variant": "anqi", "anqi": {"teams": [1, 2, 2]}}),
+            "assigned teams",
+        ),
+        (
+            serde_json::json!({"variant": "anqi", "anqi": {"no_progress_rounds": 500}}),
+            "no-progress",
+        ),
+        (serde_json::json!({"variant": "anqi", "anqi": {"mode": "blitz"}}), ""),
+        (serde_json::json!({"variant": "sanguo", "anqi": {}}), "anqi"),
+    ] {
+        let e = api
+            .post::<Value>("/api/games", Some(&s.token), &body)
+            .await
+            .unwrap_err();
+        assert_eq!(e.status, 400, "{body}: {:?}", e.body);
+        assert!(e.body.message.contains(words), "{body}: {}", e.body.message);
+    }
+    let after: Vec<protocol::GameSummary> = api.get("/api/games?phase=open").await.unwrap();
+    assert_eq!(before.len(), after.len(), "a refused game is not created");
+    // Drawn seats: three players who all ask for W get the three seats.
+    let snap = api
+        .create_game(&s.token, &create(AnqiOptions::default(), 60_000, None))
+        .await;
+    let mut sides = Vec::new();
+    for _ in 0..3 {
+        let p = api.guest().await;
+        sides.push(api.join(&p.token, &snap.id, Some(Side::W)).await.expect("a seat").side);
+    }
+    sides.sort();
+    assert_eq!(sides, Side::ALL.to_vec());
+    let st = api.state(&snap.id).await;
+    assert_eq!(st.phase, protocol::Phase::Live);
+    assert_eq!(st.settings.anqi, Some(AnqiOptions::default()));
+    server.stop().await;
+}
