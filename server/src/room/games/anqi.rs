@@ -755,6 +755,8 @@ mod tests {
         assert_eq!(a.hidden, 28);
         assert_eq!(g.plies(), 5);
         assert_eq!(g.moves()[0], (Side::W, "+g2=A".to_owned()));
+        // The room's log relists the legal actions from a status alone.
+        assert_eq!(relist(&g.status(false)), g.status(true).legal_moves);
     }
 
     #[test]
@@ -810,6 +812,7 @@ mod tests {
         assert!(g.is_finished() && g.to_move().is_none());
         let st = g.status(true);
         assert!(st.legal_moves.is_empty());
+        assert!(relist(&st).is_empty(), "a finished game has no legal action");
         let a = st.anqi.unwrap();
         assert_eq!(a.layout.as_deref(), Some(SAMPLE_LAYOUT));
         let salt = a.salt.unwrap();
