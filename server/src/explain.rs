@@ -1,4 +1,4 @@
-//! `POST /api/games/{id}/explain`: why the engine refuses a move, so that a
+//! `POST /api/games/{id}/explain`: why the game's variant refuses a move, so that a
 //! client can tell a newcomer in the game's own words (translated from the
 //! refusal's code) instead of silently dropping the attempt.
 
@@ -10,6 +10,7 @@ use protocol::{ErrorCode, ExplainMove, Explanation, Phase, Refusal};
 use crate::AppState;
 use crate::error::ApiError;
 use crate::http::{ApiJson, Game, find_game};
+use crate::room::games;
 
 /// The route, merged into the server's router.
 pub fn routes() -> Router<AppState> {
@@ -21,7 +22,6 @@ async fn explain(
     Path(id): Path<String>,
     ApiJson(ExplainMove { mv }): ApiJson<ExplainMove>,
 ) -> Result<Json<Explanation>, ApiError> {
-    let m = engine::parse_move(&mv).map_err(|e| ApiError::new(ErrorCode::BadMove, format!("move {mv:?}: {e}")))?;
     if id.len() > 64 {
         return Err(ApiError::new(ErrorCode::NotFound, "no such game"));
     }
@@ -33,19 +33,18 @@ async fn explain(
         Game::Room(room) => room.snapshot().await?,
         Game::Finished(snap) => (*snap).clone(),
     };
-    Ok(Json(explanation(&snap, mv, m)))
+    Ok(Json(explanation(&snap, mv)?))
 }
 
-/// The explanation of `m` in the snapshot's position.
-fn explanation(snap: &protocol::Snapshot, mv: String, m: engine::Move) -> Explanation {
-    let text = m.to_string();
-    if snap.status.legal_moves.contains(&text) {
-        return Explanation {
+/// The explanation of `mv` in the snapshot's (public) state, by its variant.
+fn explanation(snap: &protocol::Snapshot, mv: String) -> Result<Explanation, ApiError> {
+    let Some(refusal) = games::explain(snap.settings.variant, &snap.status, &mv)? else {
+        return Ok(Explanation {
             mv,
             legal: true,
             refusal: None,
-        };
-    }
+        });
+    };
     let refusal = if snap.phase != Phase::Live || snap.status.paused {
         // No move is legal while the game is not played (open, over, paused).
         Refusal {
@@ -59,18 +58,11 @@ fn explanation(snap: &protocol::Snapshot, mv: String, m: engine::Move) -> Explan
             message: "no move can be played now".to_owned(),
         }
     } else {
-        match engine::parse_position(&snap.status.position) {
-            Ok(pos) => Refusal::from(&engine::explain::explain(&pos, m)),
-            Err(_) => Refusal {
-                code: "other".to_owned(),
-                params: Default::default(),
-                message: "the move is not legal here".to_owned(),
-            },
-        }
+        refusal
     };
-    Explanation {
+    Ok(Explanation {
         mv,
         legal: false,
         refusal: Some(refusal),
-    }
+    })
 }

@@ -75,6 +75,8 @@ pub struct AnqiRoomGame {
     moves: Vec<(Side, String)>,
     /// Seats that stopped playing, in order.
     departures: Vec<Departure>,
+    /// The record lines sent as `noted`, with the actions played before each.
+    notes: Vec<protocol::Note>,
 }
 
 impl std::fmt::Debug for AnqiRoomGame {
@@ -227,7 +229,66 @@ pub fn relist(status: &Status) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Why an action would be refused, from a status alone (`POST /explain`):
+/// decided on its viewer position, worded from public facts only.
+pub fn explain(status: &Status, mv: &str) -> Result<Option<protocol::Refusal>, ErrorBody> {
+    let m =
+        anqi_engine::notation::parse_move(mv).map_err(|e| err(ErrorCode::BadMove, format!("action {mv:?}: {e}")))?;
+    if status.legal_moves.contains(&m.to_string()) {
+        return Ok(None);
+    }
+    let refusal = |code: &str, message: String| protocol::Refusal {
+        code: code.to_owned(),
+        params: Default::default(),
+        message,
+    };
+    if status.anqi.as_ref().is_some_and(|a| a.layout.is_some()) {
+        return Ok(Some(refusal("game_over", "the game is over".to_owned())));
+    }
+    let Ok(pos) = anqi_engine::notation::parse_position(&status.position) else {
+        return Ok(Some(refusal("other", "the action is not legal here".to_owned())));
+    };
+    Ok(match pos.check(m) {
+        Ok(_) => None,
+        Err(e) => {
+            use anqi_engine::Refusal as R;
+            let code = match e.reason {
+                R::GameOver => "game_over",
+                R::NotYourTurn { .. } => "not_your_turn",
+                R::NotPlaying => "not_live",
+                R::NothingToFlip(_) => "nothing_to_flip",
+                R::AlreadyFaceUp(..) => "already_face_up",
+                R::NoPiece(_) => "no_piece",
+                R::FaceDownCannotMove(_) => "face_down_cannot_move",
+                R::TeamlessCanOnlyFlip => "teamless_can_only_flip",
+                R::NotYourTeam { .. } => "not_your_piece",
+                R::CaptureFaceDown(_) => "capture_face_down",
+                R::CaptureOwnTeam(..) => "own_piece",
+                R::NothingToCapture(_) => "nothing_to_capture",
+                R::RevealedThisTurn(_) => "revealed_this_turn",
+                R::PathBlocked(_) => "path_blocked",
+                R::CannonScreen(_) => "cannon_screen",
+                R::LegBlocked(_) => "leg_blocked",
+                R::EyeBlocked(_) => "eye_blocked",
+                R::NotThisPiecesMove(_) => "not_this_pieces_move",
+                R::IdentityUnknown(_) | R::NotInPool(..) | R::IdentityNamed => "other",
+            };
+            Some(refusal(code, e.reason.to_string()))
+        }
+    })
+}
+
 impl AnqiRoomGame {
+    /// Records a public line of the record: sent as `noted`, kept for snapshots.
+    fn note(&mut self, side: Option<Side>, text: String, out: &mut Vec<Happened>) {
+        self.notes.push(protocol::Note {
+            ply: self.moves.len() as u32,
+            side,
+            text: text.clone(),
+        });
+        out.push(Happened::Noted { side, text });
+    }
+
     /// A new game for room `id`: dealt now from the OS CSPRNG (§10.3), its
     /// commitment fixed before anyone acts.
     pub fn new(id: &str, settings: &GameSettings) -> Result<AnqiRoomGame, ErrorBody> {
@@ -267,6 +328,7 @@ impl AnqiRoomGame {
             secret_taken: taken,
             moves: Vec::new(),
             departures: Vec::new(),
+            notes: Vec::new(),
         })
     }
 
@@ -481,10 +543,7 @@ impl RoomGame for AnqiRoomGame {
                         reason: stop_reason(reason),
                         ply: self.moves.len() as u32,
                     };
-                    out.push(Happened::Noted {
-                        side: Some(side_of(seat)),
-                        text: e.to_string(),
-                    });
+                    self.note(Some(side_of(seat)), e.to_string(), &mut out);
                     // An abandonment before the seat's first action aborts the
                     // game: nobody stopped playing, the game has no result.
                     let aborting =
@@ -500,18 +559,13 @@ impl RoomGame for AnqiRoomGame {
                         reason: EliminationReason::Recovered,
                         ply: self.moves.len() as u32,
                     };
-                    out.push(Happened::Noted {
-                        side: Some(side_of(seat)),
-                        text: e.to_string(),
-                    });
+                    self.note(Some(side_of(seat)), e.to_string(), &mut out);
                     self.departures.push(d);
                     out.push(Happened::Eliminated(d));
                 }
-                RecordEvent::Claim { seat, .. } | RecordEvent::Assign { seat, .. } | RecordEvent::Pass { seat } => out
-                    .push(Happened::Noted {
-                        side: Some(side_of(seat)),
-                        text: e.to_string(),
-                    }),
+                RecordEvent::Claim { seat, .. } | RecordEvent::Assign { seat, .. } | RecordEvent::Pass { seat } => {
+                    self.note(Some(side_of(seat)), e.to_string(), &mut out)
+                }
                 RecordEvent::Propose { seat } => out.push(Happened::DrawOffered {
                     by: side_of(seat),
                     to: self.waiting(),
@@ -599,6 +653,25 @@ impl RoomGame for AnqiRoomGame {
 
     fn initial_position(&self) -> String {
         self.game.initial_position().viewer().to_string()
+    }
+
+    /// The lines sent as `noted`; once over, also the record's end and the
+    /// published `layout` and `salt` (§11.5).
+    fn notes(&self) -> Vec<protocol::Note> {
+        let mut notes = self.notes.clone();
+        if self.game.is_over() {
+            let ply = self.moves.len() as u32;
+            let lines = self.game.record_lines();
+            let tail = lines
+                .iter()
+                .filter(|l| l.starts_with("end ") || l.starts_with("layout ") || l.starts_with("salt "));
+            notes.extend(tail.map(|text| protocol::Note {
+                ply,
+                side: None,
+                text: text.clone(),
+            }));
+        }
+        notes
     }
 
     fn command_text(&self, cmd: &Command) -> String {
@@ -757,6 +830,20 @@ mod tests {
         assert_eq!(g.moves()[0], (Side::W, "+g2=A".to_owned()));
         // The room's log relists the legal actions from a status alone.
         assert_eq!(relist(&g.status(false)), g.status(true).legal_moves);
+        // Explain, from the status alone, in public words.
+        let st = g.status(true);
+        assert_eq!(explain(&st, "f2-e2").unwrap(), None);
+        let r = explain(&st, "a1-a3").unwrap().unwrap();
+        assert_eq!(r.code, "face_down_cannot_move", "{}", r.message);
+        assert_eq!(explain(&st, "h2xg2").unwrap().unwrap().code, "not_your_piece");
+        assert_eq!(explain(&st, "i2-i3").unwrap().unwrap().code, "no_piece");
+        assert_eq!(explain(&st, "+b2=R").unwrap_err().code, ErrorCode::BadMove);
+        // The noted lines, with the actions played before each.
+        let notes: Vec<(u32, String)> = g.notes().into_iter().map(|n| (n.ply, n.text)).collect();
+        assert_eq!(
+            notes,
+            [(1, "claim 1 2"), (2, "claim 2 1"), (2, "assign 3 3")].map(|(p, t)| (p, t.to_owned()))
+        );
     }
 
     #[test]
@@ -813,6 +900,12 @@ mod tests {
         let st = g.status(true);
         assert!(st.legal_moves.is_empty());
         assert!(relist(&st).is_empty(), "a finished game has no legal action");
+        let tail: Vec<String> = g.notes().into_iter().rev().take(3).map(|n| n.text).collect();
+        assert!(
+            tail[0].starts_with("salt ") && tail[1] == format!("layout {SAMPLE_LAYOUT}"),
+            "{tail:?}"
+        );
+        assert!(tail[2].starts_with("end race "), "{tail:?}");
         let a = st.anqi.unwrap();
         assert_eq!(a.layout.as_deref(), Some(SAMPLE_LAYOUT));
         let salt = a.salt.unwrap();
