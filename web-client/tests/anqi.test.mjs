@@ -65,7 +65,7 @@ test('three players flip, claim and capture by clicking; the replay verifies the
   await page.fill('#anqi-target', '30');
   await page.selectOption('#my-seat', 'W');
   await page.click('#create-btn');
-  await page.waitForSelector('#game[data-phase="open"]', { timeout: 15000 });
+  await page.waitForSelector('#game[data-phase="open"]', { timeout: 30000 });
   const id = await page.getAttribute('#game', 'data-game');
   // the 9×5 board: 45 points, no piece before the start
   assert.equal(await page.locator('#board [data-point]').count(), 45);
@@ -81,8 +81,8 @@ test('three players flip, claim and capture by clicking; the replay verifies the
   const pages = [page, ...others.map((p) => p.page)];
   const watcher = await newPage(browser, { lang: 'en-US' }, errors);
   await watcher.page.goto(`${server.url}/#/g/${id}`);
-  for (const p of pages) await p.waitForSelector('#game[data-phase="live"]', { timeout: 15000 });
-  await watcher.page.waitForSelector('#game[data-phase="live"][data-role="spectator"]', { timeout: 15000 });
+  for (const p of pages) await p.waitForSelector('#game[data-phase="live"]', { timeout: 30000 });
+  await watcher.page.waitForSelector('#game[data-phase="live"][data-role="spectator"]', { timeout: 30000 });
   // every piece starts face down, as a blank disc
   assert.equal(await page.locator('#board .anqi-piece.down').count(), 32);
   assert.equal(await page.locator('#board .anqi-piece:not(.down)').count(), 0);
@@ -100,7 +100,7 @@ test('three players flip, claim and capture by clicking; the replay verifies the
     if (st.phase === 'finished') break;
     const turn = st.status.turn;
     const p = bySide[turn];
-    await p.waitForSelector(`#game[data-ply="${st.status.ply}"][data-turn="${turn}"]`, { timeout: 15000 });
+    await p.waitForSelector(`#game[data-ply="${st.status.ply}"][data-turn="${turn}"]`, { timeout: 30000 });
     const mine = await state(p);
     const action = pickAction(mine.status.legal_moves, mine.status.ply);
     if (action.includes('x')) sawCapture = true;
@@ -108,7 +108,7 @@ test('three players flip, claim and capture by clicking; the replay verifies the
     await page.waitForFunction((ply) => {
       const g = window.__sanguo.state.game;
       return g.phase === 'finished' || g.status.ply > ply;
-    }, st.status.ply, { timeout: 15000 });
+    }, st.status.ply, { timeout: 30000 });
     if (!sawClaim) {
       const s2 = await state(page);
       sawClaim = s2.status.anqi.teams.some((t) => t !== null);
@@ -123,7 +123,7 @@ test('three players flip, claim and capture by clicking; the replay verifies the
   }
   assert.ok(sawClaim, 'a flip claimed a team');
   assert.ok(sawCapture, 'a capture was played');
-  for (const p of [...pages, watcher.page]) await p.waitForSelector('#game[data-phase="finished"] #anqi-placing', { timeout: 15000 });
+  for (const p of [...pages, watcher.page]) await p.waitForSelector('#game[data-phase="finished"] #anqi-placing', { timeout: 30000 });
   const end = await state(page);
   assert.equal(end.result.ending.kind, 'anqi');
   assert.equal(end.result.ending.reason, 'race');
@@ -137,8 +137,8 @@ test('three players flip, claim and capture by clicking; the replay verifies the
 
   // The replay verifies the commitment this browser saw and every flip.
   await page.click('#replay-link');
-  await page.waitForSelector('#replay[data-variant="anqi"][data-loaded="true"]', { timeout: 15000 });
-  await page.waitForSelector('#anqi-verify[data-verified="true"]', { timeout: 15000 });
+  await page.waitForSelector('#replay[data-variant="anqi"][data-loaded="true"]', { timeout: 30000 });
+  await page.waitForSelector('#anqi-verify[data-verified="true"]', { timeout: 30000 });
   assert.match(await page.locator('#anqi-verify').innerText(), /Deal verified/);
   assert.ok(Number(await page.getAttribute('#replay', 'data-reveals')) > 0);
   // stepping back shows fewer face-up pieces
