@@ -4,11 +4,11 @@
 // the last version `v` it holds, so that a reconnect gets exactly what it missed.
 
 import { Board } from './board.js';
-import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
-import { t, sideName, errorText } from './i18n.js';
+import { SIDES } from './geometry.js';
+import { t, errorText } from './i18n.js';
 import { api, currentSession, wsUrl, ApiError } from './api.js';
 import { play, playMove } from './sound.js';
-import { refusalText, ruleLinkText } from './refusal.js';
+import { clientOf } from './clients.js';
 import { h, clear, formatClock, clockFace, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
 
 const PROTOCOL = 1;
@@ -65,6 +65,10 @@ export function mountGame(root, id, { seat } = {}) {
     confirm: null, // 'resign' | 'draw'
     error: null,
   };
+  // the game system's hooks (clients.js): 三国象棋's until the snapshot names the variant
+  let V = clientOf('sanguo');
+  const sideName = (side, short) => V.sideName(side, short);
+  const dot = (side) => h('span', { class: `dot dot-${V.colour(side)}` });
   // for tests and debugging: the state, and a simulated network drop
   window.__sanguo = { state: st, drop: () => ws && ws.close() };
   let ws = null;
@@ -126,9 +130,25 @@ export function mountGame(root, id, { seat } = {}) {
   );
   root.appendChild(gameEl);
 
-  const board = new Board(boardWrap, { onMove: (from, to) => sendMove(from, to), onRefused: (from, to) => explainRefusal(from, to) });
+  const newBoard = (variant) => new Board(boardWrap, { variant, onMove: (from, to) => sendMove(from, to), onRefused: (from, to) => explainRefusal(from, to) });
+  let board = newBoard('sanguo');
+  // the snapshot names the game system: its board replaces the first one
+  function useVariant(variant) {
+    const key = variant || 'sanguo';
+    if (V.key === key && board.variant === key) return;
+    V = clientOf(key);
+    const coords = board.coords;
+    board.svg.remove();
+    board = newBoard(key);
+    board.setCoords(coords);
+    gameEl.dataset.variant = key;
+    if (st.side) board.setView(V.view(st.side));
+  }
 
-  flipBtn.addEventListener('click', () => board.setView(SIDES[(SIDES.indexOf(board.view) + 1) % 3]));
+  flipBtn.addEventListener('click', () => {
+    const views = board.desc.views.map((v) => v.side);
+    board.setView(views[(views.indexOf(board.view) + 1) % views.length]);
+  });
   // point names on the board, as the move list writes them (remembered)
   const setCoords = (on) => {
     board.setCoords(on);
@@ -252,7 +272,7 @@ export function mountGame(root, id, { seat } = {}) {
         else banner(null);
         everConnected = true;
         retry = 0;
-        if (st.side) board.setView(st.side);
+        if (st.side) board.setView(V.view(st.side));
         if (st.role === 'player') rememberGame(id);
         if (st.game) render(); // a second welcome: a watcher took a seat
         break;
@@ -326,6 +346,7 @@ export function mountGame(root, id, { seat } = {}) {
   }
 
   function applySnapshot(snap) {
+    useVariant(snap.settings.variant);
     loadChat();
     st.game = snap;
     st.v = snap.v;
@@ -340,11 +361,11 @@ export function mountGame(root, id, { seat } = {}) {
         .record(id)
         .then((r) => {
           for (const m of r.moves) st.moveSides[m.ply] = m.side;
-          let placement = parsePlacement(r.initial_position);
+          let placement = V.placementOfText(r.initial_position);
           for (const m of r.moves) {
             const [from, to] = m.mv.split('-');
             const p = placement.get(from);
-            if (p && !st.moveChars[m.ply]) st.moveChars[m.ply] = PIECE_CHARS[p.side][p.piece];
+            if (p && !st.moveChars[m.ply]) st.moveChars[m.ply] = V.pieceChar(p);
             placement = new Map(placement);
             placement.delete(from);
             if (p) placement.set(to, p);
@@ -374,8 +395,8 @@ export function mountGame(root, id, { seat } = {}) {
         break;
       case 'moved':
         {
-          const p = parsePlacement(g.status.position).get(ev.mv.split('-')[0]);
-          if (p) st.moveChars[ev.ply] = PIECE_CHARS[p.side][p.piece];
+          const p = V.placement(g.status).get(ev.mv.split('-')[0]);
+          if (p) st.moveChars[ev.ply] = V.pieceChar(p);
         }
         g.moves.push(ev.mv);
         st.moveSides[ev.ply] = ev.side;
@@ -427,6 +448,12 @@ export function mountGame(root, id, { seat } = {}) {
         if (g.phase === 'live' && ev.side !== mySide()) note(ev.online ? 'good' : 'warn', t(ev.online ? 'presenceOn' : 'presenceOff', { side: sideName(ev.side) }), 6000);
         break;
       }
+      case 'noted': {
+        // a line of the variant's own record (三国演弈棋: an alliance, the 汉 force, an absorption)
+        const text = V.notedText(ev.text);
+        if (text) note('warn', text, 15000, 'noted');
+        break;
+      }
       case 'chat':
         st.chat.push(ev);
         renderChat();
@@ -441,8 +468,8 @@ export function mountGame(root, id, { seat } = {}) {
     return { from, to };
   }
 
-  function note(cls, text, ms) {
-    st.notes.push({ cls, text, until: performance.now() + ms });
+  function note(cls, text, ms, id) {
+    st.notes.push({ cls, text, until: performance.now() + ms, id });
     renderNotes();
   }
 
@@ -455,7 +482,7 @@ export function mountGame(root, id, { seat } = {}) {
     const s = st.game.status;
     if (!send({ type: 'move', ply: s.ply, mv: `${from}-${to}` })) return;
     // optimistic: show the piece on its way; the server's event follows
-    const placement = parsePlacement(s.position);
+    const placement = V.placement(s);
     const p = placement.get(from);
     placement.delete(from);
     if (p) placement.set(to, p);
@@ -472,8 +499,8 @@ export function mountGame(root, id, { seat } = {}) {
       return;
     }
     if (!from) {
-      const p = parsePlacement(s.position).get(to);
-      if (p) showRefusal({ code: 'not_your_piece', params: { piece: `${p.side}${p.piece}`, owner: p.side, turn: s.turn } });
+      const p = V.placement(s).get(to);
+      if (p) showRefusal(V.pieceRefusal(p, s.turn));
       return;
     }
     const seq = ++explainSeq;
@@ -486,10 +513,10 @@ export function mountGame(root, id, { seat } = {}) {
   }
 
   function showRefusal(refusal) {
-    const { text, rule } = refusalText(refusal);
+    const { text, rule } = V.refusalText(refusal);
     st.notes = st.notes.filter((n) => n.id !== 'refusal');
     // the rule it cites, on the rules page (a new tab: the game stays open)
-    const link = rule ? h('a', { href: `#/rules/${rule}`, target: '_blank', class: 'rule-link', 'data-rule': rule }, ruleLinkText()) : null;
+    const link = rule ? h('a', { href: `#/rules/${rule}`, target: '_blank', class: 'rule-link', 'data-rule': rule }, V.ruleLinkText()) : null;
     st.notes.push({ cls: 'bad', text, link, until: performance.now() + 12000, id: 'refusal', code: refusal.code });
     renderNotes();
   }
@@ -505,13 +532,7 @@ export function mountGame(root, id, { seat } = {}) {
     const me = mySide();
     const g = st.game;
     if (!me || !g) return [];
-    const out = [];
-    for (let i = g.moves.length - 1; i >= 0 && out.length < 2; i--) {
-      const side = st.moveSides[i];
-      if (!side || side === me) break;
-      out.unshift({ ...splitMove(g.moves[i]), side });
-    }
-    return out;
+    return V.recent(g.moves, st.moveSides, me);
   }
 
   // ---- rendering ----------------------------------------------------------
@@ -543,7 +564,8 @@ export function mountGame(root, id, { seat } = {}) {
       gameEl.dataset.browse = String(n);
     } else {
       delete gameEl.dataset.browse;
-      board.update({ placement: parsePlacement(s.position), legal, last: st.lastMove, recent: recentMoves(), checks: undefined, checked: st.checks, interactive: myTurn(), mover: myTurn() ? mySide() : null });
+      const last = st.lastMove && { ...st.lastMove, side: st.lastMove.side && V.colour(st.lastMove.side) };
+      board.update({ placement: V.placement(s), legal, last, recent: recentMoves(), checks: undefined, checked: V.checkedMarks(st.checks), interactive: myTurn(), mover: myTurn() ? V.colour(mySide()) : null });
     }
     renderBrowse();
     // status line
@@ -552,6 +574,9 @@ export function mountGame(root, id, { seat } = {}) {
     else if (g.phase === 'finished') line = t('gameOver');
     else if (myTurn()) line = t('yourTurn') + ' · ' + t('round', { n: s.round + 1 });
     else line = t('toMove', { side: sideName(s.turn) }) + ' · ' + t('round', { n: s.round + 1 });
+    // why this side moves (三国演弈棋: 被将先走 gives the move out of order)
+    const why = g.phase === 'live' ? V.turnText(s, mySide()) : null;
+    if (why) line += ` — ${why}`;
     const who = st.role === 'player' ? t('playingAs', { side: sideName(st.side) }) : st.role ? t('spectator') : t('connecting');
     statusLine.replaceChildren(h('div', {}, line), h('div', { class: 'muted', id: 'role-line' }, who + ' · ' + tcLabel(g.settings.time_control) + ' · ' + t(g.settings.direction)));
     renderClocks(true);
@@ -586,7 +611,7 @@ export function mountGame(root, id, { seat } = {}) {
         const el = h(
           'div',
           { class: `clock${s.turn === side && g.phase === 'live' ? ' turn' : ''}${out ? ' out' : ''}`, 'data-side': side },
-          h('span', { class: `piece-badge side-${side}` }, PIECE_CHARS[side].K),
+          h('span', { class: `piece-badge side-${V.colour(side)}` }, V.kingChar(side)),
           h('span', { class: 'who' }, h('span', {}, sideName(side) + (st.side === side && st.role === 'player' ? ` (${t('you')})` : '')), h('span', { class: 'nm', 'data-bot': seatInfo && seatInfo.bot ? seatInfo.bot : null }, seatName(seatInfo)), off),
           h('span', { style: 'text-align:right' }, time, h('br'), extra),
         );
@@ -645,7 +670,7 @@ export function mountGame(root, id, { seat } = {}) {
     if (g) {
       const s = g.status;
       if (g.result) {
-        out.push(h('div', { class: 'note good result', id: 'result' }, ...describeResult(g.result, g.seats)));
+        out.push(h('div', { class: 'note good result', id: 'result' }, ...describeResult(g.result, g.seats, { sideName, colour: V.colour })));
         out.push(h('div', {}, h('a', { href: `#/r/${id}`, id: 'replay-link' }, t('replay'))));
       }
       for (const d of g.result ? [] : st.departures) {
@@ -664,35 +689,11 @@ export function mountGame(root, id, { seat } = {}) {
           const po = s.pending_offer;
           out.push(h('div', { class: 'note warn', id: 'offer-note' }, t('drawOffered', { by: sideName(po.by), waiting: po.waiting.map((x) => sideName(x, true)).join(', ') || '—' })));
         }
-        for (const c of counterNotes(s)) out.push(h('div', { class: 'note warn counter' }, c));
+        for (const n of V.statusNotes(s, mySide(), st.game.limits)) out.push(h('div', { class: `note ${n.cls}`, id: n.id ? `${n.id}-note` : null, 'data-reason': n.reason || null }, n.text));
       }
     }
     for (const n of st.notes) out.push(h('div', { class: `note ${n.cls}`, id: n.id ? `${n.id}-note` : null, 'data-code': n.code || null }, n.text, n.link ? ' ' : null, n.link || null));
     notesEl.replaceChildren(...out);
-  }
-
-  function counterNotes(s) {
-    // the limits come from the server (the snapshot's `limits`), never from the client's own idea of §6
-    const c = s.counters;
-    const L = st.game.limits;
-    const phase3 = s.live.length === 3;
-    const k = phase3 ? 0 : 1;
-    const res = [];
-    const np = L.no_progress_plies[k];
-    if (c.plies_without_progress >= np * 0.6) res.push(t('c_noProgress', { n: c.plies_without_progress, max: np }));
-    if (!phase3 && c.phase2_plies >= L.phase2_plies / 2) res.push(t('c_phase2', { n: c.phase2_plies, max: L.phase2_plies }));
-    const consecMax = L.consecutive_checks[k];
-    const cumMax = L.cumulative_checks[k];
-    SIDES.forEach((by, i) =>
-      SIDES.forEach((on, j) => {
-        if (i === j) return;
-        const n = c.consecutive_checks[i][j];
-        if (n >= Math.max(2, consecMax - 3)) res.push(t('c_consec', { by: sideName(by, true), on: sideName(on, true), n, max: consecMax }));
-        const m = c.cumulative_checks[i][j];
-        if (m >= cumMax * 0.6) res.push(t('c_cumul', { by: sideName(by, true), on: sideName(on, true), n: m, max: cumMax }));
-      }),
-    );
-    return res;
   }
 
   function renderInvite() {
@@ -706,7 +707,7 @@ export function mountGame(root, id, { seat } = {}) {
       const seatInfo = g.seats[idx];
       const url = `${location.origin}${location.pathname}#/g/${id}?seat=${side}`;
       if (seatInfo) {
-        rows.push(h('div', { class: 'invite-row' }, h('span', { class: `dot dot-${side}` }), sideName(side), ': ', seatName(seatInfo)));
+        rows.push(h('div', { class: 'invite-row' }, dot(side), sideName(side), ': ', seatName(seatInfo)));
       } else {
         const input = h('input', { value: url, readonly: '', 'data-invite': side });
         const btn = h('button', { type: 'button', class: 'small' }, t('copy'));
@@ -719,7 +720,7 @@ export function mountGame(root, id, { seat } = {}) {
           }
           btn.textContent = t('copied');
         });
-        const row = h('div', { class: 'invite-row' }, h('span', { class: `dot dot-${side}` }), sideName(side, true), input, btn);
+        const row = h('div', { class: 'invite-row' }, dot(side), sideName(side, true), input, btn);
         if (st.role !== 'player') {
           // a watcher may sit down here; the server then welcomes this connection as the player
           const sit = h('button', { type: 'button', class: 'small primary', 'data-sit': side }, t('join'));
@@ -780,22 +781,23 @@ export function mountGame(root, id, { seat } = {}) {
     }
     const s = g.status;
     const phase3 = s.live.length === 3;
-    const offersLeft = st.game.limits.draw_offers_per_side - s.counters.draw_offers_made[SIDES.indexOf(me)];
+    // null: no limit on the number of offers (三国演弈棋)
+    const offersLeft = V.offersLeft(s, st.game.limits, me);
     const resign = h('button', { type: 'button', class: 'danger', id: 'resign-btn' }, t('resign'));
     resign.addEventListener('click', () => {
       st.confirm = 'resign';
       renderActions();
     });
     const offer = h('button', { type: 'button', id: 'offer-btn' }, t('offerDraw'));
-    offer.disabled = offersLeft <= 0 || !!s.pending_offer;
+    offer.disabled = (offersLeft !== null && offersLeft <= 0) || !!s.pending_offer || !V.canOffer(s, me);
     offer.addEventListener('click', () => {
       st.confirm = 'draw';
       renderActions();
     });
-    buttons.push(resign, offer, h('span', { class: 'muted' }, t('offersLeft', { n: offersLeft })));
+    buttons.push(resign, offer, offersLeft === null ? null : h('span', { class: 'muted' }, t('offersLeft', { n: offersLeft })));
     actionsEl.replaceChildren(...buttons);
     const premature = () => {
-      if (s.round >= st.game.limits.min_rounds_for_requests) return [];
+      if (!V.premature() || s.round >= st.game.limits.min_rounds_for_requests) return [];
       const warned = s.counters.warnings[SIDES.indexOf(me)] > 0;
       return [h('p', { class: warned ? 'note bad' : 'note warn' }, warned ? t('prematureLoses') : t('prematureWarn', { n: s.round }))];
     };
@@ -833,10 +835,11 @@ export function mountGame(root, id, { seat } = {}) {
     const shown = st.browse != null ? st.browse - 1 : g.moves.length - 1;
     const items = g.moves.map((mv, i) => {
       const side = st.moveSides[i];
-      const e = h('span', { class: `mv${i === shown ? ' cur' : ''}`, 'data-ply': String(i) }, `${i + 1}. `, side ? h('span', { class: `dot dot-${side}` }) : '', st.moveChars[i] ? `${st.moveChars[i]} ` : '', mv);
-      e.addEventListener('click', () => browseTo(i + 1));
+      const e = h('span', { class: `mv${i === shown ? ' cur' : ''}`, 'data-ply': String(i) }, `${i + 1}. `, side ? dot(side) : '', st.moveChars[i] ? `${st.moveChars[i]} ` : '', mv);
+      if (V.browsable) e.addEventListener('click', () => browseTo(i + 1));
       return e;
     });
+    movesEl.classList.toggle('clickable', !!V.browsable);
     movesEl.replaceChildren(...items);
     if (st.browse == null) movesEl.scrollTop = movesEl.scrollHeight;
   }
@@ -854,7 +857,7 @@ export function mountGame(root, id, { seat } = {}) {
     if (!st.browsePositions || st.browsePositions.length <= n) {
       try {
         const r = await api.record(id);
-        let placement = parsePlacement(r.initial_position);
+        let placement = V.placementOfText(r.initial_position);
         const positions = [new Map(placement)];
         r.moves.forEach((m, i) => {
           placement = new Map(placement);
@@ -914,7 +917,7 @@ export function mountGame(root, id, { seat } = {}) {
   function renderChat() {
     chatLog.replaceChildren(
       ...st.chat.map((c) =>
-        h('div', { class: 'chat-line' }, c.side ? h('span', { class: `dot dot-${c.side}` }) : '', h('strong', {}, c.from), c.channel === 'spectators' && st.role === 'player' ? ` (${t('chatSpectators')})` : '', ': ', ...chatText(c.text)),
+        h('div', { class: 'chat-line' }, c.side ? dot(c.side) : '', h('strong', {}, c.from), c.channel === 'spectators' && st.role === 'player' ? ` (${t('chatSpectators')})` : '', ': ', ...chatText(c.text)),
       ),
     );
     chatLog.scrollTop = chatLog.scrollHeight;

@@ -185,6 +185,11 @@ const en = {
   draw_no_progress: 'no capture or check for too long',
   draw_length: 'two-side phase too long',
   draw_cumulative_checks: 'too many checks in the two-side phase',
+  // 三国演弈棋 (RULES-YANYI §7, §9)
+  reason_facing: 'its king faced another (见面)',
+  draw_repetition: 'the same position a third time',
+  draw_dead_position: 'nobody has a piece left that can attack',
+  absorbedBy: '{by} absorbed the pieces of {side} (兵力收编).',
   resignConfirm3: 'Resign? Your side leaves the game and loses; the other two play on.',
   resignConfirm2: 'Resign? Your opponent wins the game.',
   drawConfirm3: 'Offer a draw? Both others answer. Both accept → all three draw. One accepts and one declines → you AND the accepter lose, the decliner wins. Both decline → play on. The offer lapses when your next turn begins.',
@@ -459,6 +464,11 @@ const zh = {
   draw_no_progress: '长时间无吃子无将军',
   draw_length: '两方阶段回合数已满',
   draw_cumulative_checks: '两方阶段累计将军超限',
+  // 三国演弈棋
+  reason_facing: '将帅见面',
+  draw_repetition: '同一局面第三次出现',
+  draw_dead_position: '各方都没有可以进攻的棋子',
+  absorbedBy: '{by}收编了{side}的残兵。',
   resignConfirm3: '确定认输？你方出局判负，另两方继续对弈。',
   resignConfirm2: '确定认输？对手获胜。',
   drawConfirm3: '确定提和？另两方都要表态：都同意则三方和棋；一方同意一方拒绝，则你和同意方判负，拒绝方获胜；都拒绝则继续。你下次走棋时提议失效。',

@@ -8,6 +8,7 @@ import { h, clear, tcLabel, seatName } from './ui.js';
 import { myGames, rememberCreated } from './game.js';
 import { boardsCard } from './tournament.js';
 import { variants } from './variants.js';
+import { clientOf } from './clients.js';
 
 export const PRESETS = {
   fischer: { base_ms: 600000, increment_ms: 5000 },
@@ -56,7 +57,7 @@ export function mountLobby(root, navigate) {
     'div',
     { class: 'form-row', id: 'bot-seats' },
     h('span', {}, t('seatBots')),
-    SIDES.map((s, i) => h('label', { class: 'inline' }, h('span', { class: `dot dot-${s}` }), sideName(s, true), ' ', botSels[i])),
+    SIDES.map((s, i) => h('label', { class: 'inline', 'data-seat-label': s }, h('span', { class: `dot dot-${s}` }), h('span', { class: 'seat-name' }, sideName(s, true)), ' ', botSels[i])),
   );
   const errorEl = h('div', { class: 'note bad', hidden: true, id: 'create-error' });
   // The game systems come from the server: the ones not playable yet are shown, disabled.
@@ -69,6 +70,16 @@ export function mountLobby(root, navigate) {
     );
     filterSel.replaceChildren(h('option', { value: '' }, t('allVariants')), ...vs.map((v) => h('option', { value: v.key }, variantName(v.key))));
   }
+  // the seats are named in the chosen game's words (三国演弈棋: W 吴, B 魏, Y 蜀)
+  variantSel.addEventListener('change', () => {
+    const V = clientOf(variantSel.value);
+    SIDES.forEach((s, i) => {
+      seatSel.options[i + 1].textContent = V.sideName(s);
+      const label = botsRow.querySelector(`[data-seat-label="${s}"]`);
+      label.querySelector('.dot').className = `dot dot-${V.colour(s)}`;
+      label.querySelector('.seat-name').textContent = V.sideName(s, true);
+    });
+  });
   filterSel.addEventListener('change', () => {
     clearTimeout(timer);
     refresh();
@@ -158,7 +169,7 @@ export function mountLobby(root, navigate) {
         h(
           'div',
           g.seats[i] && g.seats[i].bot ? { class: 'seat-bot', 'data-bot': g.seats[i].bot } : {},
-          h('span', { class: `dot dot-${s}` }),
+          h('span', { class: `dot dot-${clientOf(g.settings.variant).colour(s)}` }),
           g.seats[i] ? seatName(g.seats[i]) : h('span', { class: 'seat-free' }, t('free')),
         ),
       ),
@@ -210,7 +221,7 @@ export function mountLobby(root, navigate) {
       mineEl.replaceChildren(table(mine.map((g) => ({ ...g, ply: g.status.ply })), (g) => [link(`#/g/${g.id}`, t('resume'), 'primary')]));
       openEl.replaceChildren(
         table(open, (g) => [
-          ...SIDES.filter((s, i) => !g.seats[i]).map((s) => link(`#/g/${g.id}?seat=${s}`, `${t('join')} ${sideName(s, true)}`, 'primary')),
+          ...SIDES.filter((s, i) => !g.seats[i]).map((s) => link(`#/g/${g.id}?seat=${s}`, `${t('join')} ${clientOf(g.settings.variant).sideName(s, true)}`, 'primary')),
           link(`#/g/${g.id}`, t('watch')),
         ]),
       );
