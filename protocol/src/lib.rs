@@ -15,7 +15,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub mod anqi;
 pub mod tournament;
+pub mod yanyi;
 
 /// The protocol version. A client says which one it speaks in `hello`; the
 /// server refuses any other with `unsupported_protocol`.
@@ -210,7 +212,7 @@ impl From<TimeControl> for engine::clock::TimeControl {
 }
 
 /// One side's clock as the server sees it when it sends the message.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Clock {
     /// Main time left, ms.
     pub remaining_ms: u64,
@@ -379,8 +381,9 @@ pub struct Status {
     pub legal_moves: Vec<String>,
     /// Clocks of W, B, Y.
     pub clocks: [Clock; 3],
-    /// The §6 counters.
-    pub counters: Counters,
+    /// The §6 counters (三国象棋 only; absent in the other variants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<Counters>,
     /// The live sides whose king is in check now (empty: none), so that a
     /// snapshot shows a check as the move event did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -391,6 +394,12 @@ pub struct Status {
     /// An arbiter stopped the clocks; moves wait until they run again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub paused: bool,
+    /// 三国暗棋's own state of play (absent in the other variants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anqi: Option<anqi::AnqiStatus>,
+    /// 三国演弈棋's own state of play (absent in the other variants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yanyi: Option<yanyi::YanyiStatus>,
 }
 
 /// Why a side left the game.
@@ -531,6 +540,13 @@ pub struct GameResult {
     /// Absent when only `by` was missing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub no_shows: Vec<Side>,
+    /// Each seat's place, W, B, Y (1 = first; equal places share a number),
+    /// in variants that rank the players (absent in 三国象棋).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placing: Option<[u8; 3]>,
+    /// Each seat's score, W, B, Y, in variants that score (absent in 三国象棋).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<[u32; 3]>,
 }
 
 impl From<&engine::GameResult> for GameResult {
@@ -561,6 +577,8 @@ impl From<&engine::GameResult> for GameResult {
             outcomes: r.outcomes.map(outcome),
             eliminations: r.eliminations.iter().map(|&d| d.into()).collect(),
             no_shows: Vec::new(),
+            placing: None,
+            scores: None,
         }
     }
 }
@@ -729,6 +747,9 @@ pub struct GameSettings {
     pub players_chat: bool,
     /// How long a disconnected player may stay away before it has abandoned, ms.
     pub grace_ms: u64,
+    /// 三国暗棋's mode, scoring and options (absent: the defaults; only in anqi games).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anqi: Option<anqi::AnqiOptions>,
 }
 
 // ---------------------------------------------------------------------------
@@ -767,8 +788,22 @@ pub enum GameEvent {
         captured: Option<String>,
         /// Sides it gave check to.
         checks: Vec<Side>,
+        /// The piece a flip turned face up (三国暗棋, e.g. `R` for a red
+        /// chariot); absent otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        revealed: Option<String>,
         /// The state after the move.
         status: Status,
+    },
+    /// A public line of the variant's own record that is no other event
+    /// (三国暗棋 `claim 1 R`, `pass 2`; 三国演弈棋 an alliance, 汉 activated,
+    /// pieces absorbed …).
+    Noted {
+        /// The seat it concerns, if one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        side: Option<Side>,
+        /// The line, in the variant's own notation.
+        text: String,
     },
     /// A premature request earned a warning; the next one loses.
     Warned {

@@ -428,6 +428,7 @@ async fn create_game(
         public: c.public.unwrap_or(true),
         players_chat: c.players_chat.unwrap_or(true),
         grace_ms,
+        anqi: None,
     };
     let quota = &s.limits.bot_games;
     let placeholder = quota.admit(&s.store, addr, None, bots.len()).await?;

@@ -1278,6 +1278,7 @@ mod tests {
             public: true,
             players_chat: true,
             grace_ms: 60_000,
+            anqi: None,
         };
         for g in ["g1", "g2", "g3"] {
             store.create_game(g, "p1", &settings, "start").await.expect("game");

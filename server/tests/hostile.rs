@@ -158,6 +158,7 @@ fn room_at(stage: u8, plies: u8, pick: u64) -> Room {
         public: true,
         players_chat: stage % 2 == 0,
         grace_ms: 10_000,
+        anqi: None,
     };
     let mut room = Room::new("g".into(), settings);
     let seats = if stage < 3 { stage } else { 3 };

@@ -112,5 +112,6 @@ pub fn hour_game_settings(grace_ms: u64) -> protocol::GameSettings {
         public: false,
         players_chat: true,
         grace_ms,
+        anqi: None,
     }
 }

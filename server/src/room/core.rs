@@ -521,7 +521,9 @@ impl Room {
                 Vec::new()
             },
             clocks: self.clocks.view(now).map(protocol::Clock::from),
-            counters: Counters::of(&self.game),
+            counters: Some(Counters::of(&self.game)),
+            anqi: None,
+            yanyi: None,
             in_check: if self.game.is_finished() {
                 Vec::new()
             } else {
@@ -968,6 +970,7 @@ impl Room {
                         spent_ms: spent_ms.unwrap_or(0),
                         captured: outcome.captured.map(|p| p.to_string()),
                         checks: protocol::sides(outcome.checks),
+                        revealed: None,
                         status: status.clone(),
                     }
                 }
@@ -1130,6 +1133,8 @@ impl Room {
                     outcomes: outcomes.map(Some),
                     eliminations: self.game.departures().iter().map(|&d| d.into()).collect(),
                     no_shows: Vec::new(),
+                    placing: None,
+                    scores: None,
                 });
             }
             ArbiterAction::Abort => {
@@ -1138,6 +1143,8 @@ impl Room {
                     outcomes: [None; 3],
                     eliminations: self.game.departures().iter().map(|&d| d.into()).collect(),
                     no_shows: Vec::new(),
+                    placing: None,
+                    scores: None,
                 });
             }
         }

@@ -9,6 +9,7 @@
 
 pub mod bots;
 pub mod core;
+pub mod games;
 pub mod outbox;
 
 use std::collections::{HashMap, VecDeque};
@@ -102,13 +103,10 @@ enum Msg {
 /// whose room support does not yet is refused with `variant_unavailable`
 /// (creating a game or a tournament of it changes nothing).
 pub fn check_playable(variant: protocol::Variant) -> Result<(), ErrorBody> {
-    if variant == protocol::Variant::Sanguo {
+    if games::is_playable(variant) {
         Ok(())
     } else {
-        Err(ErrorBody {
-            code: protocol::ErrorCode::VariantUnavailable,
-            message: format!("{} ({variant}) cannot be played on this server yet", variant.title()),
-        })
+        Err(games::unavailable(variant))
     }
 }
 

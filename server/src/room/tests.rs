@@ -44,6 +44,7 @@ async fn started(tc: TimeControl, grace_ms: u64) -> Harness {
         public: true,
         players_chat: true,
         grace_ms,
+        anqi: None,
     };
     let handle = rooms
         .start(Room::new("g".into(), settings), Step::default(), 0)

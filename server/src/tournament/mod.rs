@@ -492,6 +492,7 @@ fn table_game(
         public: true,
         players_chat: true,
         grace_ms: settings.grace_ms,
+        anqi: None,
     };
     let id = crate::http::game_id();
     let mut room = Room::new(id.clone(), game_settings.clone());

@@ -197,6 +197,8 @@ mod tests {
             outcomes,
             eliminations: vec![dep(order[0], 0), dep(order[1], 4)],
             no_shows: vec![],
+            placing: None,
+            scores: None,
         }
     }
 
@@ -216,6 +218,8 @@ mod tests {
             outcomes: [Some(Outcome::Draw); 3],
             eliminations: vec![],
             no_shows: vec![],
+            placing: None,
+            scores: None,
         };
         assert_eq!(score_game(&three).unwrap().map(|x| x.survival), [0, 0, 0]);
         let two = GameResult {
@@ -225,6 +229,8 @@ mod tests {
             outcomes: [Some(Outcome::Loss), Some(Outcome::Draw), Some(Outcome::Draw)],
             eliminations: vec![dep(Side::W, 60)],
             no_shows: vec![],
+            placing: None,
+            scores: None,
         };
         assert_eq!(score_game(&two).unwrap().map(|x| x.survival), [0, 1, 1]);
     }
@@ -236,6 +242,8 @@ mod tests {
             outcomes: [Some(Outcome::Loss), Some(Outcome::Loss), Some(Outcome::Win)],
             eliminations: vec![dep(Side::W, 90), dep(Side::B, 90)],
             no_shows: vec![],
+            placing: None,
+            scores: None,
         };
         assert_eq!(score_game(&r).unwrap().map(|x| x.survival), [0, 0, 2]);
     }
@@ -247,6 +255,8 @@ mod tests {
             outcomes: [Some(Outcome::Win), Some(Outcome::Loss), Some(Outcome::Loss)],
             eliminations: vec![dep(Side::Y, 30)],
             no_shows: vec![],
+            placing: None,
+            scores: None,
         };
         assert_eq!(score_game(&adj).unwrap().map(|x| x.survival), [2, 1, 0]);
         let aborted = GameResult {
@@ -254,6 +264,8 @@ mod tests {
             outcomes: [None; 3],
             eliminations: vec![],
             no_shows: vec![],
+            placing: None,
+            scores: None,
         };
         let s = score_game(&aborted).unwrap();
         assert_eq!(s.map(|x| x.survival), [1, 0, 1]);
@@ -276,6 +288,8 @@ mod tests {
             outcomes: [None; 3],
             eliminations: vec![],
             no_shows: vec![],
+            placing: None,
+            scores: None,
         };
         assert_eq!(score_game(&annulled), None);
     }
@@ -289,6 +303,8 @@ mod tests {
             outcomes: [Some(Outcome::Draw); 3],
             eliminations: vec![],
             no_shows: vec![],
+            placing: None,
+            scores: None,
         }
     }
 

@@ -21,6 +21,7 @@ fn settings(tc: TimeControl) -> GameSettings {
         public: true,
         players_chat: true,
         grace_ms: 10_000,
+        anqi: None,
     }
 }
 

@@ -1,0 +1,313 @@
+//! 三国象棋 in a room: [`RoomGame`] over the engine's [`Game`] (RULES.md),
+//! exactly as rooms played it before variants: the engine's events are the
+//! commands, its effects the [`Happened`] list, its §6 counters and limits
+//! the status's `counters` and the snapshot's `limits`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use engine::game::{Action, Event, GameError};
+use engine::{Effect, Game, format_position, parse_move, parse_position};
+use protocol::{
+    Counters, Departure, ErrorBody, ErrorCode, GameResult, GameSettings, PendingOffer, Side, Status, Variant,
+};
+
+use super::{BotAsk, BotSearch, Command, Happened, RoomGame};
+
+/// A 三国象棋 game in a room.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SanguoGame {
+    game: Game,
+}
+
+fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
+    ErrorBody {
+        code,
+        message: message.into(),
+    }
+}
+
+fn game_error(e: &GameError) -> ErrorBody {
+    let code = match e {
+        GameError::Finished => ErrorCode::GameOver,
+        GameError::NotLive(_) => ErrorCode::NotLive,
+        GameError::NotYourTurn { .. } => ErrorCode::NotYourTurn,
+        GameError::Illegal(_) => ErrorCode::IllegalMove,
+        GameError::NoOffersLeft(..) => ErrorCode::NoOffersLeft,
+        GameError::OfferPending(_) => ErrorCode::OfferPending,
+        GameError::NothingToAnswer(_) => ErrorCode::NothingToAnswer,
+        GameError::TimeWentBack { .. } => ErrorCode::Internal,
+    };
+    err(code, e.to_string())
+}
+
+/// The stored text of an engine action (the events table's `action`).
+fn action_text(a: Action) -> String {
+    match a {
+        Action::Move(m) => format!("move {m}"),
+        Action::Resign => "resign".into(),
+        Action::OfferDraw => "offer_draw".into(),
+        Action::AnswerDraw { accept: true } => "accept_draw".into(),
+        Action::AnswerDraw { accept: false } => "decline_draw".into(),
+        Action::Timeout => "timeout".into(),
+        Action::Abandon => "abandon".into(),
+    }
+}
+
+/// [`action_text`] read back.
+fn parse_action(s: &str) -> Option<Action> {
+    Some(match s {
+        "resign" => Action::Resign,
+        "offer_draw" => Action::OfferDraw,
+        "accept_draw" => Action::AnswerDraw { accept: true },
+        "decline_draw" => Action::AnswerDraw { accept: false },
+        "timeout" => Action::Timeout,
+        "abandon" => Action::Abandon,
+        _ => Action::Move(parse_move(s.strip_prefix("move ")?).ok()?),
+    })
+}
+
+/// A command as an engine action; a move whose text does not parse is `bad_move`.
+fn action_of(cmd: &Command) -> Result<Action, ErrorBody> {
+    Ok(match cmd {
+        Command::Play(mv) => {
+            Action::Move(parse_move(mv).map_err(|e| err(ErrorCode::BadMove, format!("move {mv:?}: {e}")))?)
+        }
+        Command::Resign => Action::Resign,
+        Command::OfferDraw => Action::OfferDraw,
+        Command::AnswerDraw(accept) => Action::AnswerDraw { accept: *accept },
+        Command::Timeout => Action::Timeout,
+        Command::Abandon => Action::Abandon,
+    })
+}
+
+/// The legal moves of a 三国象棋 status, from its position text (canonical
+/// and round-tripping, RULES §7: they are the ones the status had).
+pub fn relist(status: &Status) -> Vec<String> {
+    parse_position(&status.position)
+        .map(|pos| pos.legal_moves().iter().map(|m| m.to_string()).collect())
+        .unwrap_or_default()
+}
+
+impl SanguoGame {
+    /// A new game in the settings' direction of play.
+    pub fn new(settings: &GameSettings) -> SanguoGame {
+        SanguoGame {
+            game: Game::new(settings.direction.into()),
+        }
+    }
+
+    /// A stored game: the start position's text and the stored commands.
+    /// The store holds only commands the engine accepted (committed before
+    /// anyone saw them): their moves need no second legality test.
+    pub fn restore(
+        settings: &GameSettings,
+        initial: &str,
+        events: &[(Side, String, u64)],
+    ) -> Result<SanguoGame, String> {
+        let _ = settings;
+        let initial = parse_position(initial).map_err(|e| e.to_string())?;
+        let events = events
+            .iter()
+            .map(|(side, text, at)| {
+                let action = parse_action(text).ok_or_else(|| format!("bad action {text:?}"))?;
+                Ok(Event {
+                    side: (*side).into(),
+                    action,
+                    at: *at,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let game = Game::replay_trusted(initial, engine::game::Limits::default(), &events)
+            .map_err(|(i, e)| format!("event {i} does not replay: {e}"))?;
+        Ok(SanguoGame { game })
+    }
+
+    /// The engine's game.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+}
+
+impl RoomGame for SanguoGame {
+    fn variant(&self) -> Variant {
+        Variant::Sanguo
+    }
+
+    fn to_move(&self) -> Option<Side> {
+        (!self.game.is_finished()).then(|| self.game.position().turn().into())
+    }
+
+    fn live(&self) -> Vec<Side> {
+        self.game.position().live_in_order().map(Side::from).collect()
+    }
+
+    fn is_finished(&self) -> bool {
+        self.game.is_finished()
+    }
+
+    fn plies(&self) -> u32 {
+        self.game.plies()
+    }
+
+    fn epoch(&self) -> usize {
+        self.game.events().len()
+    }
+
+    fn apply(&mut self, side: Side, cmd: Command, at_ms: u64) -> Result<Vec<Happened>, ErrorBody> {
+        let action = action_of(&cmd)?;
+        let effects = self
+            .game
+            .apply(Event {
+                side: side.into(),
+                action,
+                at: at_ms,
+            })
+            .map_err(|e| match (&e, &cmd) {
+                (GameError::Illegal(_), Command::Play(mv)) => err(ErrorCode::IllegalMove, format!("{mv}: {e}")),
+                _ => game_error(&e),
+            })?;
+        Ok(effects
+            .into_iter()
+            .map(|e| match e {
+                Effect::Moved { mv, outcome } => Happened::Moved {
+                    side: outcome.mover.into(),
+                    mv: mv.to_string(),
+                    captured: outcome.captured.map(|p| p.to_string()),
+                    checks: protocol::sides(outcome.checks),
+                    revealed: None,
+                },
+                Effect::Warned { side, request } => Happened::Warned {
+                    side: side.into(),
+                    request: match request {
+                        engine::game::Request::Resign => protocol::Request::Resign,
+                        engine::game::Request::Draw => protocol::Request::Draw,
+                    },
+                },
+                Effect::Eliminated(d) => Happened::Eliminated(d.into()),
+                Effect::DrawOffered { by, to } => Happened::DrawOffered {
+                    by: by.into(),
+                    to: protocol::sides(to),
+                },
+                Effect::DrawAnswered { by, accept } => Happened::DrawAnswered { by: by.into(), accept },
+                Effect::DrawOfferLapsed { by } => Happened::DrawOfferLapsed { by: by.into() },
+                Effect::Finished(r) => Happened::Finished(GameResult::from(&r)),
+            })
+            .collect())
+    }
+
+    fn status(&self, legal: bool) -> Status {
+        let game = &self.game;
+        let pos = game.position();
+        Status {
+            position: format_position(pos),
+            turn: pos.turn().into(),
+            live: self.live(),
+            ply: game.plies(),
+            round: game.rounds_completed(),
+            legal_moves: if legal && !game.is_finished() {
+                pos.legal_moves().iter().map(|m| m.to_string()).collect()
+            } else {
+                Vec::new()
+            },
+            clocks: Default::default(),
+            counters: Some(Counters::of(game)),
+            in_check: if game.is_finished() {
+                Vec::new()
+            } else {
+                protocol::sides(pos.checked())
+            },
+            pending_offer: game.pending_offer().map(|(by, waiting)| PendingOffer {
+                by: by.into(),
+                waiting: protocol::sides(waiting),
+            }),
+            paused: false,
+            anqi: None,
+            yanyi: None,
+        }
+    }
+
+    fn result(&self) -> Option<GameResult> {
+        self.game.result().map(GameResult::from)
+    }
+
+    fn departures(&self) -> Vec<Departure> {
+        self.game.departures().iter().map(|&d| d.into()).collect()
+    }
+
+    fn moves(&self) -> Vec<(Side, String)> {
+        self.game
+            .events()
+            .iter()
+            .filter_map(|e| match e.action {
+                Action::Move(m) => Some((e.side.into(), m.to_string())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn pending_offer_waiting(&self) -> Vec<Side> {
+        self.game
+            .pending_offer()
+            .map(|(_, waiting)| protocol::sides(waiting))
+            .unwrap_or_default()
+    }
+
+    fn initial_position(&self) -> String {
+        format_position(self.game.initial_position())
+    }
+
+    fn limits(&self) -> Option<protocol::Limits> {
+        Some(self.game.limits().into())
+    }
+
+    fn command_text(&self, cmd: &Command) -> String {
+        match action_of(cmd) {
+            Ok(a) => action_text(a),
+            // Only accepted commands are stored, and their moves parse.
+            Err(_) => match cmd {
+                Command::Play(mv) => format!("move {mv}"),
+                _ => String::new(),
+            },
+        }
+    }
+
+    /// The engine's bot on a copy of the game. Draw votes (the policy is
+    /// `bot::answer_draw`'s): declines in phase 3; in phase 2 accepts only
+    /// when it stands clearly worse or the position is dead. With
+    /// `may_offer` it spends a third of its time at most weighing an offer.
+    fn bot_search(&self, side: Side, level: bot::Level, ask: BotAsk, seed: u64) -> BotSearch {
+        let game = self.game.clone();
+        let side: engine::Side = side.into();
+        Box::new(move |deadline: Instant, cancel: &AtomicBool| {
+            let mut stop = |_nodes: u64| cancel.load(Ordering::Relaxed) || Instant::now() >= deadline;
+            match ask {
+                BotAsk::AnswerOffer => Some(Command::AnswerDraw(bot::answer_draw_with(
+                    &game, side, level, &mut stop,
+                ))),
+                BotAsk::Move { may_offer } => {
+                    if may_offer {
+                        let now = Instant::now();
+                        let until = now + deadline.saturating_duration_since(now) / 3;
+                        let mut stop_offer = |_nodes: u64| cancel.load(Ordering::Relaxed) || Instant::now() >= until;
+                        if bot::offer_draw_with(&game, side, level, &mut stop_offer) {
+                            return Some(Command::OfferDraw);
+                        }
+                    }
+                    Some(match bot::choose_move_with(&game, &level.config(), seed, &mut stop) {
+                        Some(m) => Command::Play(m.to_string()),
+                        // No legal move at a live turn cannot happen (a side
+                        // without one is mated before its turn); resigning
+                        // keeps the game going.
+                        None => Command::Resign,
+                    })
+                }
+            }
+        })
+    }
+
+    /// Phase 2 only (two seats left): in phase 3 a bot never offers.
+    fn bot_weighs_offer(&self) -> bool {
+        self.game.position().live().count() == 2
+    }
+}
