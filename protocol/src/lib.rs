@@ -428,6 +428,8 @@ pub enum EliminationReason {
     PrematureRequest,
     /// Offered or accepted a draw another side declined.
     DrawOfferRule,
+    /// 见面 (三国演弈棋): its king faced another after a third player's move.
+    Facing,
 }
 
 impl From<engine::EliminationReason> for EliminationReason {
@@ -458,6 +460,10 @@ pub struct Departure {
     pub reason: EliminationReason,
     /// After how many moves of the game.
     pub ply: u32,
+    /// Who absorbed its pieces (三国演弈棋's 兵力收编, on the first elimination
+    /// on the board); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absorbed_by: Option<Side>,
 }
 
 impl From<engine::game::Departure> for Departure {
@@ -466,6 +472,7 @@ impl From<engine::game::Departure> for Departure {
             side: d.side.into(),
             reason: d.reason.into(),
             ply: d.ply,
+            absorbed_by: None,
         }
     }
 }
@@ -482,6 +489,10 @@ pub enum DrawReason {
     Length,
     /// Too many checks in phase 2.
     CumulativeChecks,
+    /// 三国演弈棋: a position occurred for the third time without a single perpetual checker.
+    Repetition,
+    /// 三国演弈棋: no live player owns a chariot, horse, cannon or soldier.
+    DeadPosition,
 }
 
 /// How a game ended.

@@ -22,6 +22,7 @@ use std::time::Instant;
 use protocol::{Departure, ErrorBody, ErrorCode, GameResult, GameSettings, Side, Status, Variant};
 
 pub mod sanguo;
+pub mod yanyi;
 
 /// What a seat does (or the server does on its behalf), in any variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -208,6 +209,7 @@ pub fn unavailable(variant: Variant) -> ErrorBody {
 pub fn is_playable(variant: Variant) -> bool {
     match variant {
         Variant::Sanguo => true,
+        // 三国演弈棋's adapter exists; rooms play it once the core runs on the trait.
         Variant::Anqi | Variant::Yanyi => false,
     }
 }
@@ -217,7 +219,8 @@ pub fn new_game(id: &str, settings: &GameSettings) -> Result<Box<dyn RoomGame>, 
     let _ = id;
     match settings.variant {
         Variant::Sanguo => Ok(Box::new(sanguo::SanguoGame::new(settings))),
-        v @ (Variant::Anqi | Variant::Yanyi) => Err(unavailable(v)),
+        Variant::Yanyi => Ok(Box::new(yanyi::Yanyi::new())),
+        v @ Variant::Anqi => Err(unavailable(v)),
     }
 }
 
@@ -236,7 +239,8 @@ pub fn restore_game(
     let _ = (id, secret);
     match settings.variant {
         Variant::Sanguo => Ok(Box::new(sanguo::SanguoGame::restore(settings, initial, events)?)),
-        v @ (Variant::Anqi | Variant::Yanyi) => Err(unavailable(v).message),
+        Variant::Yanyi => Ok(Box::new(yanyi::restore(initial, events)?)),
+        v @ Variant::Anqi => Err(unavailable(v).message),
     }
 }
 
@@ -246,6 +250,7 @@ pub fn restore_game(
 pub fn relist(variant: Variant, status: &Status) -> Vec<String> {
     match variant {
         Variant::Sanguo => sanguo::relist(status),
-        Variant::Anqi | Variant::Yanyi => Vec::new(),
+        Variant::Yanyi => yanyi::relist(status),
+        Variant::Anqi => Vec::new(),
     }
 }
