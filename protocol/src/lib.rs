@@ -917,9 +917,9 @@ pub struct Snapshot {
     /// from a snapshot can still say why a side's pieces are gone).
     #[serde(default)]
     pub departures: Vec<Departure>,
-    /// The §6 limits of this game.
-    #[serde(default)]
-    pub limits: Limits,
+    /// The §6 limits of this game (三国象棋; absent in the other variants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
     /// The result, once finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<GameResult>,

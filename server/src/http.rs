@@ -461,7 +461,7 @@ pub async fn start_game(
     bots: &[(protocol::Side, bot::Level)],
 ) -> Result<crate::room::RoomHandle, ApiError> {
     let id = game_id();
-    let mut room = Room::new(id.clone(), settings.clone());
+    let mut room = Room::new(id.clone(), settings.clone())?;
     let mut step = crate::room::core::Step::default();
     for &(side, level) in bots {
         let bot_id = format!("bot-{}", random_hex(8));
@@ -469,8 +469,11 @@ pub async fn start_game(
         step.ops.extend(seated.ops);
         step.events.extend(seated.events);
     }
-    let initial = engine::format_position(room.game().initial_position());
-    s.store.create_game(&id, creator, &settings, &initial).await?;
+    let initial = room.initial_position();
+    let secret = room.take_secret();
+    s.store
+        .create_game(&id, creator, &settings, &initial, secret.as_deref())
+        .await?;
     let handle = s.rooms.start(room, step, 0).await?;
     tracing::info!(game = %id, player = %creator, bots = bots.len(), "game created");
     Ok(handle)

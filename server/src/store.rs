@@ -210,6 +210,9 @@ pub enum Op {
     },
     /// An arbiter acted.
     Arbiter(ArbiterRow),
+    /// The game's secret is new (三国暗棋: the layout and salt): kept where
+    /// only rooms read it (`game_secrets`), replacing an older one.
+    Secret(String),
     /// The game changes phase (with its result when it finishes).
     Phase {
         /// The new phase.
@@ -242,6 +245,8 @@ pub struct StoredGame {
     pub arbiter: Vec<ArbiterRow>,
     /// The stored result (an arbiter's verdict is only found here).
     pub result: Option<GameResult>,
+    /// The game's secret (`game_secrets`), for the room only.
+    pub secret: Option<String>,
 }
 
 /// The store: a pool, the SQL, and the group-commit writer.
@@ -590,14 +595,17 @@ impl Store {
         }))
     }
 
-    /// Creates a game in phase `open`.
+    /// Creates a game in phase `open`, with its secret if it has one (in
+    /// the same transaction).
     pub async fn create_game(
         &self,
         id: &str,
         created_by: &str,
         settings: &GameSettings,
         initial_position: &str,
+        secret: Option<&str>,
     ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO games (id, created_by, phase, settings, initial_position, public, v, created_ms, variant) \
              VALUES ($1, $2, 'open', $3, $4, $5, 0, $6, $7)",
@@ -609,9 +617,26 @@ impl Store {
         .bind(i64::from(settings.public))
         .bind(wall_ms())
         .bind(settings.variant.key())
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await
         .map_err(conflict)?;
+        if let Some(secret) = secret {
+            Self::write_secret(&mut tx, id, secret).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Keeps a game's secret, replacing an older one.
+    async fn write_secret(conn: &mut AnyConnection, game: &str, secret: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO game_secrets (game_id, secret) VALUES ($1, $2) \
+             ON CONFLICT (game_id) DO UPDATE SET secret = excluded.secret",
+        )
+        .bind(game)
+        .bind(secret)
+        .execute(conn)
+        .await?;
         Ok(())
     }
 
@@ -922,6 +947,7 @@ impl Store {
                 .execute(conn)
                 .await?;
             }
+            Op::Secret(secret) => Self::write_secret(conn, game, secret).await?,
             Op::Phase { phase, result, wall_ms } => {
                 sqlx::query("UPDATE games SET phase = $1, result = $2, finished_ms = $3 WHERE id = $4")
                     .bind(phase.as_str())
@@ -978,13 +1004,16 @@ impl Store {
             .collect()
     }
 
-    /// Everything needed to restore a game's room.
+    /// Everything needed to restore a game's room, its secret included: for
+    /// the room restore path only (no HTTP route reads a game this way but
+    /// to rebuild its room, whose views are public).
     pub async fn load_game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         // The last version handed out: the largest recorded by any committed row.
         let Some(r) = sqlx::query(
             "SELECT phase, settings, initial_position, v, result, \
              (SELECT MAX(v_last) FROM events WHERE game_id = $1) AS ev, \
-             (SELECT MAX(v) FROM chat WHERE game_id = $1) AS cv \
+             (SELECT MAX(v) FROM chat WHERE game_id = $1) AS cv, \
+             (SELECT secret FROM game_secrets WHERE game_id = $1) AS secret \
              FROM games WHERE id = $1",
         )
         .bind(id)
@@ -1002,6 +1031,7 @@ impl Store {
             phase: Phase::parse(&phase).ok_or_else(|| StoreError::Corrupt(format!("phase {phase:?}")))?,
             settings: from_json(&r.try_get::<String, _>("settings")?)?,
             initial_position: r.try_get("initial_position")?,
+            secret: r.try_get("secret")?,
             seats: self.seats(id).await?,
             events: self.events(id).await?,
             v: [
@@ -1098,6 +1128,7 @@ impl Store {
         let sql = format!(
             "SELECT g.id, g.phase, g.settings, g.initial_position, g.v, g.result, \
              (SELECT MAX(c.v) FROM chat c WHERE c.game_id = g.id) AS cv, \
+             (SELECT x.secret FROM game_secrets x WHERE x.game_id = g.id) AS secret, \
              (SELECT {concat}({event}, ';') FROM events e WHERE e.game_id = g.id) AS events \
              FROM games g WHERE g.phase <> 'finished' ORDER BY g.created_ms"
         );
@@ -1113,6 +1144,7 @@ impl Store {
                     phase: Phase::parse(&phase).ok_or_else(|| StoreError::Corrupt(format!("phase {phase:?}")))?,
                     settings: from_json(&r.try_get::<String, _>("settings")?)?,
                     initial_position: r.try_get("initial_position")?,
+                    secret: r.try_get("secret")?,
                     seats: seats.remove(&id).transpose()?.unwrap_or_default(),
                     events,
                     v: [Some(r.try_get::<i64, _>("v")?), ev, r.try_get::<Option<i64>, _>("cv")?]
@@ -1281,7 +1313,10 @@ mod tests {
             anqi: None,
         };
         for g in ["g1", "g2", "g3"] {
-            store.create_game(g, "p1", &settings, "start").await.expect("game");
+            store
+                .create_game(g, "p1", &settings, "start", None)
+                .await
+                .expect("game");
         }
         let many: Vec<Op> = (0..EVENT_ROWS_PER_INSERT as u64 + 7)
             .map(|k| Op::Event(event(k, Side::ALL[k as usize % 3])))

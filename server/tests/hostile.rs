@@ -160,7 +160,7 @@ fn room_at(stage: u8, plies: u8, pick: u64) -> Room {
         grace_ms: 10_000,
         anqi: None,
     };
-    let mut room = Room::new("g".into(), settings);
+    let mut room = Room::new("g".into(), settings).unwrap();
     let seats = if stage < 3 { stage } else { 3 };
     for (i, s) in Side::ALL.into_iter().enumerate().take(seats as usize) {
         room.join(player(i), Some(s), 0, 0).unwrap();
@@ -172,10 +172,10 @@ fn room_at(stage: u8, plies: u8, pick: u64) -> Room {
     let mut k = pick;
     let target = if stage == 4 { u32::MAX } else { u32::from(plies) };
     while room.phase == Phase::Live && room.game().plies() < target {
-        let moves = room.game().position().legal_moves();
+        let moves = room.game().status(true).legal_moves;
         k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let m = moves[((k >> 33) % moves.len() as u64) as usize].to_string();
-        let s: Side = room.game().position().turn().into();
+        let m = moves[((k >> 33) % moves.len() as u64) as usize].clone();
+        let s: Side = room.game().to_move().expect("a seat to move");
         now += 10;
         let ply = room.game().plies();
         room.act(s, Act::Move { ply, mv: m }, 0, now, 0).unwrap();

@@ -3,37 +3,40 @@
 //!
 //! The room never searches. After every step the actor asks
 //! [`Room::bot_job`](super::core::Room::bot_job) whether a bot has something
-//! to do (answer a draw offer, or move), and runs [`think`] on a blocking
-//! thread once a permit of the server's [`BotPool`] is free (a few searches at
-//! a time, however many games have bots). The answer comes back to the room
-//! as that seat's action, tagged with the game's *epoch* (its number of engine
-//! events) when the job was made; an answer for another epoch is stale (the
-//! game moved on: another side resigned, a draw was offered, a flag fell) and
-//! is dropped, and the room asks again.
+//! to do (answer a draw offer, or move), takes the variant's search from the
+//! game ([`RoomGame::bot_search`](super::games::RoomGame::bot_search): a
+//! closure owning only what that bot may see) and runs it through [`think`]
+//! on a blocking thread once a permit of the server's [`BotPool`] is free (a
+//! few searches at a time, however many games have bots). The answer comes
+//! back to the room as that seat's action, tagged with the game's *epoch*
+//! (its number of accepted commands) when the job was made; an answer for
+//! another epoch is stale (the game moved on: another side resigned, a draw
+//! was offered, a flag fell) and is dropped, and the room asks again.
 //!
 //! **Time.** A search is bounded by its level's node budget and by a
 //! deadline from [`think_ms`], read from the side's clock when the job is
 //! made; the stop callback compares the deadline with the real clock every
 //! 1024 nodes. A job that waited for a permit has the less time left.
 //!
-//! **Draw votes** (the policy is `bot::answer_draw`'s): in phase 3 a bot
-//! always declines, so an offer can never be a way for two people to gang up
-//! on a bot or to use one against the third side; in phase 2 it accepts only
-//! when its own search says it stands clearly worse or the position is a
-//! dead draw. A bot weighs offering a draw (`bot::offer_draw`: it stands
-//! clearly worse, or the position is dead) only in phase 2, on its own turn,
-//! and once every [`OFFER_EVERY_PLIES`] plies (it costs a search).
+//! **Draw votes** are the variant's policy (三国象棋, `bot::answer_draw`: in
+//! phase 3 a bot always declines, so an offer can never be a way for two
+//! people to gang up on a bot or to use one against the third side; in
+//! phase 2 it accepts only when its own search says it stands clearly worse
+//! or the position is a dead draw). A bot weighs offering a draw only when
+//! its variant says it may ([`RoomGame::bot_weighs_offer`](super::games::RoomGame::bot_weighs_offer);
+//! 三国象棋: phase 2), on its own turn, and once every [`OFFER_EVERY_PLIES`]
+//! plies (it costs a search).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use engine::Game;
 use engine::clock::ClockView;
 use protocol::{Side, TimeControl};
 use tokio::sync::Semaphore;
 
 use super::core::Act;
+use super::games::{BotAsk, BotSearch, Command};
 
 /// How long a bot may take to answer a draw offer (a search when it is to
 /// move, else a static evaluation), ms.
@@ -65,7 +68,7 @@ pub struct Job {
     pub side: Side,
     /// Its level.
     pub level: bot::Level,
-    /// The game's number of engine events when the job was made.
+    /// The game's number of accepted commands when the job was made.
     pub epoch: usize,
     /// What to decide.
     pub task: Task,
@@ -112,31 +115,29 @@ pub fn seed(game_id: &str, job: &Job) -> u64 {
     (h ^ ply.wrapping_mul(0x9e37_79b9_7f4a_7c15)) ^ (job.side.index() as u64) << 60
 }
 
-/// Runs a job (on a blocking thread): the action the bot takes. Stops at
-/// `deadline` or as soon as `cancel` is set (the room dropped the job).
-/// `offer`: whether the bot may offer a draw before moving.
-pub fn think(game: &Game, job: &Job, seed: u64, offer: bool, deadline: Instant, cancel: &AtomicBool) -> Act {
-    let mut stop = |_nodes: u64| cancel.load(Ordering::Relaxed) || Instant::now() >= deadline;
-    let side = job.side.into();
-    match job.task {
-        Task::AnswerDraw => Act::AnswerDraw(bot::answer_draw_with(game, side, job.level, &mut stop)),
-        Task::Move { ply } => {
-            if offer {
-                // A third of the time at most for the offer's own search.
-                let now = Instant::now();
-                let until = now + deadline.saturating_duration_since(now) / 3;
-                let mut stop_offer = |_nodes: u64| cancel.load(Ordering::Relaxed) || Instant::now() >= until;
-                if bot::offer_draw_with(game, side, job.level, &mut stop_offer) {
-                    return Act::OfferDraw;
-                }
-            }
-            match bot::choose_move_with(game, &job.level.config(), seed, &mut stop) {
-                Some(m) => Act::Move { ply, mv: m.to_string() },
-                // No legal move at a live turn cannot happen (a side without
-                // one is mated before its turn); resigning keeps the game going.
-                None => Act::Resign,
-            }
+impl Job {
+    /// What the bot is asked, for its variant's search; `may_offer`: whether
+    /// it may weigh a draw offer before moving (the room's throttle).
+    pub fn ask(&self, may_offer: bool) -> BotAsk {
+        match self.task {
+            Task::Move { .. } => BotAsk::Move { may_offer },
+            Task::AnswerDraw => BotAsk::AnswerOffer,
         }
+    }
+}
+
+/// Runs a job's search (on a blocking thread): the action the bot takes, or
+/// `None` if the search found none or chose what a seat cannot do. Stops at
+/// `deadline` or as soon as `cancel` is set (the room dropped the job).
+pub fn think(search: BotSearch, job: &Job, deadline: Instant, cancel: &AtomicBool) -> Option<Act> {
+    match (search(deadline, cancel)?, job.task) {
+        (Command::Play(mv), Task::Move { ply }) => Some(Act::Move { ply, mv }),
+        (Command::Resign, _) => Some(Act::Resign),
+        (Command::OfferDraw, Task::Move { .. }) => Some(Act::OfferDraw),
+        (Command::AnswerDraw(accept), Task::AnswerDraw) => Some(Act::AnswerDraw(accept)),
+        // A move when asked for an answer (or the other way round), or what
+        // only the server decides: not a seat's action.
+        _ => None,
     }
 }
 
@@ -154,18 +155,20 @@ impl BotPool {
         }
     }
 
-    /// Runs a job on a blocking thread once a permit is free; `None` if the
-    /// pool is closed or the thread failed. Dropping the returned future's
-    /// task cancels the search through `cancel`.
-    pub async fn run(&self, game: Game, job: Job, seed: u64, offer: bool, cancel: Arc<AtomicBool>) -> Option<Act> {
+    /// Runs a job's search on a blocking thread once a permit is free;
+    /// `None` if the pool is closed, the thread failed or the search found no
+    /// action. Dropping the returned future's task cancels the search through
+    /// `cancel`.
+    pub async fn run(&self, search: BotSearch, job: Job, cancel: Arc<AtomicBool>) -> Option<Act> {
         let deadline = Instant::now() + Duration::from_millis(job.think_ms);
         let permit = Arc::clone(&self.permits).acquire_owned().await.ok()?;
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            think(&game, &job, seed, offer, deadline, &cancel)
+            think(search, &job, deadline, &cancel)
         })
         .await
         .ok()
+        .flatten()
     }
 }
 
@@ -273,7 +276,18 @@ mod tests {
 
     #[test]
     fn a_job_answers_within_its_deadline_and_stops_when_cancelled() {
-        let game = Game::new(engine::Direction::Ccw);
+        use crate::room::games::RoomGame;
+        use crate::room::games::sanguo::SanguoGame;
+        let settings = protocol::GameSettings {
+            variant: protocol::Variant::Sanguo,
+            time_control: TimeControl::default(),
+            direction: protocol::Direction::Ccw,
+            public: true,
+            players_chat: true,
+            grace_ms: 0,
+            anqi: None,
+        };
+        let game = SanguoGame::new(&settings);
         let job = Job {
             side: Side::W,
             level: bot::Level::Three,
@@ -281,12 +295,13 @@ mod tests {
             task: Task::Move { ply: 0 },
             think_ms: 0,
         };
-        let legal: Vec<String> = game.position().legal_moves().iter().map(|m| m.to_string()).collect();
+        let legal = game.status(true).legal_moves;
         // A deadline already past and a cancelled job both still give a legal move.
         let past = Instant::now();
         for cancel in [false, true] {
-            match think(&game, &job, 1, true, past, &AtomicBool::new(cancel)) {
-                Act::Move { ply: 0, mv } => assert!(legal.contains(&mv), "{mv}"),
+            let search = game.bot_search(job.side, job.level, job.ask(true), 1);
+            match think(search, &job, past, &AtomicBool::new(cancel)) {
+                Some(Act::Move { ply: 0, mv }) => assert!(legal.contains(&mv), "{mv}"),
                 other => panic!("{other:?}"),
             }
         }
@@ -295,10 +310,29 @@ mod tests {
             task: Task::AnswerDraw,
             ..job
         };
+        let search = game.bot_search(answer.side, answer.level, answer.ask(false), 1);
         assert_eq!(
-            think(&game, &answer, 1, false, past, &AtomicBool::new(false)),
-            Act::AnswerDraw(false)
+            think(search, &answer, past, &AtomicBool::new(false)),
+            Some(Act::AnswerDraw(false))
         );
+    }
+
+    #[test]
+    fn an_answer_of_the_wrong_kind_is_no_action() {
+        let job = Job {
+            side: Side::W,
+            level: bot::Level::One,
+            epoch: 0,
+            task: Task::AnswerDraw,
+            think_ms: 0,
+        };
+        let never = AtomicBool::new(false);
+        let play: BotSearch = Box::new(|_, _| Some(Command::Play("W72-W54".into())));
+        assert_eq!(think(play, &job, Instant::now(), &never), None);
+        let timeout: BotSearch = Box::new(|_, _| Some(Command::Timeout));
+        assert_eq!(think(timeout, &job, Instant::now(), &never), None);
+        let none: BotSearch = Box::new(|_, _| None);
+        assert_eq!(think(none, &job, Instant::now(), &never), None);
     }
 
     #[test]

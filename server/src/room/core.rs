@@ -11,14 +11,14 @@
 use std::collections::{HashMap, VecDeque};
 
 use engine::clock::{Clocks, TimeControl};
-use engine::{Action, Effect, Event, Game, GameError, format_position, parse_move, parse_position};
 use protocol::tournament::ArbiterAction;
 use protocol::{
-    Channel, Counters, Ending, ErrorBody, ErrorCode, GameEvent, GameResult, GameSettings, MAX_CHAT_CHARS, Outcome,
-    PendingOffer, Phase, Request, SeatInfo, ServerMsg, Side, Snapshot, Status,
+    Channel, Ending, ErrorBody, ErrorCode, GameEvent, GameResult, GameSettings, MAX_CHAT_CHARS, Outcome, Phase,
+    SeatInfo, ServerMsg, Side, Snapshot, Status, Variant,
 };
 
 use super::bots;
+use super::games::{self, Command, Happened, RoomGame};
 use crate::store::{ArbiterRow, EventRow, Op, Player, StoredGame};
 
 /// Events kept in memory for reconnecting clients; older ones cost a snapshot.
@@ -157,7 +157,8 @@ impl Logged {
 /// An event as a room's log keeps it for reconnecting clients: on the heap
 /// (a short event takes little room) and without the legal-move list of its
 /// status, which is most of a move's size (a few KB; recomputed from the
-/// position text when a client replays it, which is rare).
+/// status by the variant, [`games::relist`], when a client replays it,
+/// which is rare).
 #[derive(Clone, Debug)]
 struct Kept {
     v: u64,
@@ -196,16 +197,14 @@ impl Kept {
         }
     }
 
-    /// The event as it was sent. The position text is canonical and
-    /// round-trips (RULES §7), so its legal moves are the ones sent.
-    fn logged(&self) -> Logged {
+    /// The event as it was sent: the variant relists the legal moves from
+    /// the status (its position text is canonical and round-trips).
+    fn logged(&self, variant: Variant) -> Logged {
         let mut event = (*self.event).clone();
         if self.legal_moves
             && let Some(status) = status_of(&mut event)
         {
-            status.legal_moves = parse_position(&status.position)
-                .map(|pos| pos.legal_moves().iter().map(|m| m.to_string()).collect())
-                .unwrap_or_default();
+            status.legal_moves = games::relist(variant, status);
         }
         Logged {
             v: self.v,
@@ -275,7 +274,8 @@ pub struct Room {
     pub settings: GameSettings,
     /// Open, live, finished.
     pub phase: Phase,
-    game: Game,
+    /// The game of the settings' variant: everything its rules decide.
+    game: Box<dyn RoomGame>,
     clocks: Clocks,
     seats: [Option<Player>; 3],
     /// Live connections per seat.
@@ -296,8 +296,8 @@ pub struct Room {
     log_keep: usize,
     /// An arbiter stopped the clocks.
     paused: bool,
-    /// The result an arbiter decided (adjudication or abort); the engine's
-    /// game stays as it was.
+    /// The result an arbiter decided (adjudication or abort), or an abort's
+    /// no-shows; the game stays as it was.
     verdict: Option<GameResult>,
 }
 
@@ -305,50 +305,14 @@ fn tc(settings: &GameSettings) -> TimeControl {
     settings.time_control.into()
 }
 
-fn action_text(a: Action) -> String {
-    match a {
-        Action::Move(m) => format!("move {m}"),
-        Action::Resign => "resign".into(),
-        Action::OfferDraw => "offer_draw".into(),
-        Action::AnswerDraw { accept: true } => "accept_draw".into(),
-        Action::AnswerDraw { accept: false } => "decline_draw".into(),
-        Action::Timeout => "timeout".into(),
-        Action::Abandon => "abandon".into(),
-    }
-}
-
-fn parse_action(s: &str) -> Option<Action> {
-    Some(match s {
-        "resign" => Action::Resign,
-        "offer_draw" => Action::OfferDraw,
-        "accept_draw" => Action::AnswerDraw { accept: true },
-        "decline_draw" => Action::AnswerDraw { accept: false },
-        "timeout" => Action::Timeout,
-        "abandon" => Action::Abandon,
-        _ => Action::Move(parse_move(s.strip_prefix("move ")?).ok()?),
-    })
-}
-
-fn game_error(e: &GameError) -> ErrorBody {
-    let code = match e {
-        GameError::Finished => ErrorCode::GameOver,
-        GameError::NotLive(_) => ErrorCode::NotLive,
-        GameError::NotYourTurn { .. } => ErrorCode::NotYourTurn,
-        GameError::Illegal(_) => ErrorCode::IllegalMove,
-        GameError::NoOffersLeft(..) => ErrorCode::NoOffersLeft,
-        GameError::OfferPending(_) => ErrorCode::OfferPending,
-        GameError::NothingToAnswer(_) => ErrorCode::NothingToAnswer,
-        GameError::TimeWentBack { .. } => ErrorCode::Internal,
-    };
-    err(code, e.to_string())
-}
-
 impl Room {
-    /// A new open game.
-    pub fn new(id: String, settings: GameSettings) -> Room {
-        let game = Game::new(settings.direction.into());
+    /// A new open game of the settings' variant (`variant_unavailable` if
+    /// rooms cannot play it). Its public start position and its secret, if
+    /// any, are for the store: [`Room::initial_position`], [`Room::take_secret`].
+    pub fn new(id: String, settings: GameSettings) -> Result<Room, ErrorBody> {
+        let game = games::new_game(&id, &settings)?;
         let clocks = Clocks::new(tc(&settings));
-        Room {
+        Ok(Room {
             id,
             settings,
             phase: Phase::Open,
@@ -366,7 +330,18 @@ impl Room {
             log_keep: LOG_KEEP,
             paused: false,
             verdict: None,
-        }
+        })
+    }
+
+    /// The game's public start position, as stored with the game.
+    pub fn initial_position(&self) -> String {
+        self.game.initial_position()
+    }
+
+    /// The game's secret when it is new (after creation), for the store's
+    /// `game_secrets` row; the steps write later ones themselves ([`Op::Secret`]).
+    pub fn take_secret(&mut self) -> Option<String> {
+        self.game.take_secret()
     }
 
     /// Keeps the last `n` events (at least 1) for reconnecting clients.
@@ -378,32 +353,27 @@ impl Room {
     }
 
     /// Rebuilds a room from the store at game time `now` (the last event's
-    /// time): the engine replays every event; clocks come back as stored after
-    /// the last move and the side to move's turn starts afresh; every seat gets
-    /// a fresh grace period. Returns the room and the step announcing it.
+    /// time): the variant replays every stored command from the public start
+    /// position and the game's secret; clocks come back as stored after the
+    /// last move and the side to move's turn starts afresh; every seat gets a
+    /// fresh grace period. Returns the room and the step announcing it.
     pub fn restore(stored: StoredGame) -> Result<(Room, Step, u64), String> {
-        let initial = parse_position(&stored.initial_position).map_err(|e| e.to_string())?;
         let mut events = Vec::with_capacity(stored.events.len());
-        let mut moves = Vec::new();
         let mut clocks = Clocks::new(tc(&stored.settings));
         for e in &stored.events {
-            let action = parse_action(&e.action).ok_or_else(|| format!("bad action {:?}", e.action))?;
-            if let Action::Move(m) = action {
-                moves.push((e.side, m.to_string()));
-            }
             if let Some((remaining, periods)) = e.clocks {
                 clocks = Clocks::restore(tc(&stored.settings), remaining, periods);
             }
-            events.push(Event {
-                side: e.side.into(),
-                action,
-                at: e.at_ms,
-            });
+            events.push((e.side, e.action.clone(), e.at_ms));
         }
-        // The store holds only events the engine accepted (committed before
-        // anyone saw them): their moves need no second legality test.
-        let game = Game::replay_trusted(initial, engine::game::Limits::default(), &events)
-            .map_err(|(i, e)| format!("event {i} does not replay: {e}"))?;
+        let game = games::restore_game(
+            &stored.id,
+            &stored.settings,
+            &stored.initial_position,
+            stored.secret.as_deref(),
+            &events,
+        )?;
+        let moves = game.moves();
         // Arbiter actions: time added since the last move's stored clocks,
         // and whether the clocks stand paused.
         let after_last_move = stored
@@ -424,7 +394,7 @@ impl Room {
         }
         // The arbiter's verdict (or correction), or an abort's no-shows:
         // results the engine does not rebuild.
-        let verdict = if stored.phase == Phase::Finished && stored.result != game.result().map(GameResult::from) {
+        let verdict = if stored.phase == Phase::Finished && stored.result != game.result() {
             stored.result.clone()
         } else {
             None
@@ -457,13 +427,15 @@ impl Room {
             verdict,
         };
         let mut step = Step::default();
-        if room.phase == Phase::Live && !room.game.is_finished() {
-            room.clocks.start_turn(room.game.position().turn(), now);
+        if room.phase == Phase::Live
+            && let Some(turn) = room.game.to_move()
+        {
+            room.clocks.start_turn(turn.into(), now);
             if room.paused {
                 room.clocks.pause(now);
             } else {
-                for s in room.game.position().live().iter() {
-                    if room.bot_at(s.into()).is_none() {
+                for s in room.game.live() {
+                    if room.bot_at(s).is_none() {
                         room.absent_deadline[s.index()] = Some(now + room.settings.grace_ms);
                     }
                 }
@@ -479,9 +451,9 @@ impl Room {
         self.v
     }
 
-    /// The engine game.
-    pub fn game(&self) -> &Game {
-        &self.game
+    /// The game.
+    pub fn game(&self) -> &dyn RoomGame {
+        self.game.as_ref()
     }
 
     /// The seat a player holds.
@@ -505,43 +477,19 @@ impl Room {
         step.events.push(logged);
     }
 
-    /// The state of play at `now`.
+    /// The state of play at `now`: the game's public status, with the
+    /// room's clocks and pause.
     pub fn status(&self, now: u64) -> Status {
-        let pos = self.game.position();
         let playing = self.phase == Phase::Live && !self.game.is_finished() && !self.paused;
-        Status {
-            position: format_position(pos),
-            turn: pos.turn().into(),
-            live: pos.live_in_order().map(Side::from).collect(),
-            ply: self.game.plies(),
-            round: self.game.rounds_completed(),
-            legal_moves: if playing {
-                pos.legal_moves().iter().map(|m| m.to_string()).collect()
-            } else {
-                Vec::new()
-            },
-            clocks: self.clocks.view(now).map(protocol::Clock::from),
-            counters: Some(Counters::of(&self.game)),
-            anqi: None,
-            yanyi: None,
-            in_check: if self.game.is_finished() {
-                Vec::new()
-            } else {
-                protocol::sides(pos.checked())
-            },
-            pending_offer: self.game.pending_offer().map(|(by, waiting)| PendingOffer {
-                by: by.into(),
-                waiting: protocol::sides(waiting),
-            }),
-            paused: self.paused,
-        }
+        let mut status = self.game.status(playing);
+        status.clocks = self.clocks.view(now).map(protocol::Clock::from);
+        status.paused = self.paused;
+        status
     }
 
-    /// The result: the engine's, or the arbiter's verdict.
+    /// The result: the game's, or the arbiter's verdict.
     pub fn result(&self) -> Option<GameResult> {
-        self.verdict
-            .clone()
-            .or_else(|| self.game.result().map(GameResult::from))
+        self.verdict.clone().or_else(|| self.game.result())
     }
 
     /// Whether an arbiter paused the clocks.
@@ -567,11 +515,12 @@ impl Room {
         if self.phase != Phase::Live || self.game.is_finished() || self.paused {
             return None;
         }
-        let epoch = self.game.events().len();
-        if let Some((_, waiting)) = self.game.pending_offer()
-            && let Some((side, level)) = waiting
-                .iter()
-                .find_map(|s| self.bot_at(s.into()).map(|l| (Side::from(s), l)))
+        let epoch = self.game.epoch();
+        if let Some((side, level)) = self
+            .game
+            .pending_offer_waiting()
+            .into_iter()
+            .find_map(|s| self.bot_at(s).map(|l| (s, l)))
         {
             return Some(bots::Job {
                 side,
@@ -581,7 +530,7 @@ impl Room {
                 think_ms: bots::ANSWER_MS,
             });
         }
-        let turn: Side = self.game.position().turn().into();
+        let turn = self.game.to_move()?;
         let level = self.bot_at(turn)?;
         let view = self.clocks.view(now)[turn.index()];
         Some(bots::Job {
@@ -593,10 +542,10 @@ impl Room {
         })
     }
 
-    /// The number of engine events so far: a bot's answer computed for
-    /// another epoch is stale.
+    /// The number of commands the game accepted so far: a bot's answer
+    /// computed for another epoch is stale.
     pub fn epoch(&self) -> usize {
-        self.game.events().len()
+        self.game.epoch()
     }
 
     /// The spectators' view at `now` (what an anonymous reader may see).
@@ -617,8 +566,8 @@ impl Room {
             seats: Side::ALL.map(|s| self.seat_info(s)),
             status: self.status(now),
             moves: self.moves.iter().map(|(_, m)| m.clone()).collect(),
-            departures: self.game.departures().iter().map(|&d| d.into()).collect(),
-            limits: self.game.limits().into(),
+            departures: self.game.departures(),
+            limits: self.game.limits(),
             result: self.result(),
         }
     }
@@ -636,7 +585,14 @@ impl Room {
         if last + 1 < first {
             return None;
         }
-        Some(self.log.iter().filter(|l| l.v > last).map(Kept::logged).collect())
+        let variant = self.settings.variant;
+        Some(
+            self.log
+                .iter()
+                .filter(|l| l.v > last)
+                .map(|k| k.logged(variant))
+                .collect(),
+        )
     }
 
     /// When the room must look at the time again (a flag or the end of a grace period).
@@ -697,7 +653,9 @@ impl Room {
                 result: None,
                 wall_ms,
             });
-            self.clocks.start_turn(self.game.position().turn(), now);
+            if let Some(turn) = self.game.to_move() {
+                self.clocks.start_turn(turn.into(), now);
+            }
             for s in Side::ALL {
                 if self.online[s.index()] == 0 && self.bot_at(s).is_none() {
                     self.absent_deadline[s.index()] = Some(now + self.settings.grace_ms);
@@ -753,7 +711,7 @@ impl Room {
         let i = side.index();
         self.online[i] = self.online[i].saturating_sub(1);
         if self.online[i] == 0 && self.phase != Phase::Finished {
-            let live = self.phase == Phase::Live && self.game.position().live().contains(side.into());
+            let live = self.phase == Phase::Live && self.game.is_live(side);
             let grace = live.then_some(self.settings.grace_ms);
             if live {
                 self.absent_deadline[i] = Some(now + self.settings.grace_ms);
@@ -800,12 +758,11 @@ impl Room {
                 "an arbiter paused the clocks; wait until they run again",
             ));
         }
-        let es: engine::Side = side.into();
-        if !self.game.position().live().contains(es) {
+        if !self.game.is_live(side) {
             return Err(err(ErrorCode::NotLive, format!("{side} is no longer in the game")));
         }
         self.lag_seen[side.index()] = lag_ms;
-        let action = match act {
+        let cmd = match act {
             Act::Move { ply, mv } => {
                 let current = self.game.plies();
                 if ply < current {
@@ -831,80 +788,84 @@ impl Room {
                         format!("ply {ply} is ahead; the game is at ply {current}"),
                     ));
                 }
-                let turn: Side = self.game.position().turn().into();
-                if turn != side {
-                    return Err(err(
-                        ErrorCode::NotYourTurn,
-                        format!("it is {turn}'s turn, not {side}'s"),
-                    ));
+                match self.game.to_move() {
+                    Some(turn) if turn == side => {}
+                    Some(turn) => {
+                        return Err(err(
+                            ErrorCode::NotYourTurn,
+                            format!("it is {turn}'s turn, not {side}'s"),
+                        ));
+                    }
+                    None => return Err(err(ErrorCode::GameOver, "the game is over")),
                 }
-                let m = parse_move(&mv).map_err(|e| err(ErrorCode::BadMove, format!("move {mv:?}: {e}")))?;
-                let mut probe = *self.game.position();
-                if let Err(e) = probe.play(m) {
-                    return Err(err(ErrorCode::IllegalMove, format!("{mv}: {e}")));
-                }
-                Action::Move(m)
+                // The move's one legality check is the game's `apply` below.
+                Command::Play(mv)
             }
-            Act::Resign => Action::Resign,
-            Act::OfferDraw => Action::OfferDraw,
-            Act::AnswerDraw(accept) => Action::AnswerDraw { accept },
+            Act::Resign => Command::Resign,
+            Act::OfferDraw => Command::OfferDraw,
+            Act::AnswerDraw(accept) => Command::AnswerDraw(accept),
         };
         let mut step = Step::default();
         let mut spent = None;
         let mut lag_credit = None;
         let clocks_before = self.clocks.clone();
         let quota_before = self.lag_quota;
-        if matches!(action, Action::Move(_)) {
+        if matches!(cmd, Command::Play(_)) {
             let i = side.index();
             let credit = lag_ms.min(self.lag_quota[i]).min(LAG_CREDIT_MAX);
-            match self.clocks.finish_turn(es, now, credit) {
+            match self.clocks.finish_turn(side.into(), now, credit) {
                 Ok(s) => {
                     self.lag_quota[i] = (self.lag_quota[i] - credit + LAG_QUOTA_GAIN).min(LAG_QUOTA_MAX);
                     spent = Some(s);
                     lag_credit = Some(credit);
                 }
                 Err(_) => {
-                    // Too late: the flag falls instead of the move.
-                    self.apply(es, Action::Timeout, now, wall_ms, None, &mut step)
-                        .map_err(|e| game_error(&e))?;
+                    // Too late: the flag falls instead of the move (whatever
+                    // the move was: it is not looked at).
+                    self.apply(side, Command::Timeout, now, wall_ms, None, &mut step)?;
                     return Ok(step);
                 }
             }
         }
         if let Err(e) = self.apply(
-            es,
-            action,
+            side,
+            cmd,
             now,
             wall_ms,
             spent.map(|s| (s, lag_credit.unwrap_or(0))),
             &mut step,
         ) {
-            // Refused by the engine: nothing changed, the clocks included.
+            // Refused by the game: nothing changed, the clocks included.
             self.clocks = clocks_before;
             self.lag_quota = quota_before;
-            return Err(game_error(&e));
+            return Err(e);
         }
         Ok(step)
     }
 
-    /// Applies an engine event and turns its effects into writes and events.
+    /// Applies a command to the game and turns what happened into writes and
+    /// events. On `Err` nothing changed (but the clocks, which the caller
+    /// restores).
     fn apply(
         &mut self,
-        side: engine::Side,
-        action: Action,
+        side: Side,
+        cmd: Command,
         now: u64,
         wall_ms: i64,
         spent_lag: Option<(u64, u64)>,
         step: &mut Step,
-    ) -> Result<(), GameError> {
-        let effects = self.game.apply(Event { side, action, at: now })?;
+    ) -> Result<(), ErrorBody> {
+        let played = matches!(cmd, Command::Play(_));
+        let text = self.game.command_text(&cmd);
+        let happened = self.game.apply(side, cmd, now)?;
         // Clocks: eliminated sides stop, charged for the turn they were
         // thinking on (a flag leaves 0); the next side's turn starts.
         let mut charged = false;
-        for e in &effects {
-            if let Effect::Eliminated(d) = e {
-                charged |= self.clocks.running() == Some(d.side);
-                self.clocks.remove(d.side, now);
+        for h in &happened {
+            if let Happened::Eliminated(d) = h {
+                let s: engine::Side = d.side.into();
+                charged |= self.clocks.running() == Some(s);
+                self.clocks.remove(s, now);
                 self.absent_deadline[d.side.index()] = None;
             }
         }
@@ -918,27 +879,24 @@ impl Room {
             // grace is over as well is a no-show too (tournaments score them
             // all as losses).
             if let Some(r) = self.game.result()
-                && let engine::game::Ending::Aborted { by } = r.ending
+                && let Ending::Aborted { by } = r.ending
             {
                 let others = Side::ALL
                     .into_iter()
-                    .filter(|&s| s != Side::from(by) && self.absent_deadline[s.index()].is_some_and(|d| d <= now));
-                let no_shows: Vec<Side> = std::iter::once(by.into()).chain(others).collect();
+                    .filter(|&s| s != by && self.absent_deadline[s.index()].is_some_and(|d| d <= now));
+                let no_shows: Vec<Side> = std::iter::once(by).chain(others).collect();
                 if no_shows.len() > 1 {
-                    self.verdict = Some(GameResult {
-                        no_shows,
-                        ..GameResult::from(r)
-                    });
+                    self.verdict = Some(GameResult { no_shows, ..r });
                 }
             }
             self.absent_deadline = [None; 3];
-        } else {
-            let turn = self.game.position().turn();
-            if matches!(action, Action::Move(_)) || self.clocks.running() != Some(turn) {
+        } else if let Some(turn) = self.game.to_move() {
+            let turn: engine::Side = turn.into();
+            if played || self.clocks.running() != Some(turn) {
                 self.clocks.start_turn(turn, now);
             }
         }
-        let seq = self.game.events().len() as u64 - 1;
+        let seq = self.game.epoch() as u64 - 1;
         let first_v = self.v + 1;
         let (spent_ms, lag_ms) = match spent_lag {
             Some((s, l)) => (Some(s), Some(l)),
@@ -947,55 +905,56 @@ impl Room {
         step.ops.push(Op::Event(EventRow {
             seq,
             v: first_v,
-            side: side.into(),
-            action: action_text(action),
+            side,
+            action: text,
             at_ms: now,
             wall_ms,
             spent_ms,
             lag_ms,
             clocks: (spent_ms.is_some() || charged).then(|| (self.clocks.remaining(), self.clocks.periods_left())),
         }));
+        if let Some(secret) = self.game.take_secret() {
+            step.ops.push(Op::Secret(secret));
+        }
         let status = self.status(now);
         let mut moved = false;
-        for e in effects {
-            let event = match e {
-                Effect::Moved { mv, outcome } => {
+        for h in happened {
+            let event = match h {
+                Happened::Moved {
+                    side,
+                    mv,
+                    captured,
+                    checks,
+                    revealed,
+                } => {
                     moved = true;
                     step.moves += 1;
-                    self.moves.push((outcome.mover.into(), mv.to_string()));
+                    self.moves.push((side, mv.clone()));
                     GameEvent::Moved {
-                        side: outcome.mover.into(),
-                        mv: mv.to_string(),
+                        side,
+                        mv,
                         ply: self.moves.len() as u32 - 1,
                         spent_ms: spent_ms.unwrap_or(0),
-                        captured: outcome.captured.map(|p| p.to_string()),
-                        checks: protocol::sides(outcome.checks),
-                        revealed: None,
+                        captured,
+                        checks,
+                        revealed,
                         status: status.clone(),
                     }
                 }
-                Effect::Warned { side, request } => GameEvent::Warned {
-                    side: side.into(),
-                    request: match request {
-                        engine::game::Request::Resign => Request::Resign,
-                        engine::game::Request::Draw => Request::Draw,
-                    },
-                },
-                Effect::Eliminated(d) => GameEvent::Eliminated(d.into()),
-                Effect::DrawOffered { by, to } => GameEvent::DrawOffered {
-                    by: by.into(),
-                    to: protocol::sides(to),
-                },
-                Effect::DrawAnswered { by, accept } => GameEvent::DrawAnswered { by: by.into(), accept },
-                Effect::DrawOfferLapsed { by } => GameEvent::DrawOfferLapsed { by: by.into() },
-                Effect::Finished(r) => {
+                Happened::Warned { side, request } => GameEvent::Warned { side, request },
+                Happened::Eliminated(d) => GameEvent::Eliminated(d),
+                Happened::DrawOffered { by, to } => GameEvent::DrawOffered { by, to },
+                Happened::DrawAnswered { by, accept } => GameEvent::DrawAnswered { by, accept },
+                Happened::DrawOfferLapsed { by } => GameEvent::DrawOfferLapsed { by },
+                Happened::Noted { side, text } => GameEvent::Noted { side, text },
+                Happened::Finished(r) => {
                     // The state first (the board as it ended), then the result.
                     if !moved {
                         moved = true;
                         self.push(step, Audience::All, GameEvent::State { status: status.clone() });
                     }
                     GameEvent::Finished {
-                        result: self.verdict.clone().unwrap_or_else(|| GameResult::from(&r)),
+                        result: self.verdict.clone().unwrap_or(r),
                     }
                 }
             };
@@ -1020,10 +979,11 @@ impl Room {
         let mut step = Step::default();
         while self.phase == Phase::Live && !self.paused {
             if let Some((side, _)) = self.clocks.deadline() {
-                let allowance = self.lag_allowance(side.into());
-                if self.clocks.flagged(now.saturating_sub(allowance)) == Some(side) {
+                let side: Side = side.into();
+                let allowance = self.lag_allowance(side);
+                if self.clocks.flagged(now.saturating_sub(allowance)) == Some(side.into()) {
                     if self
-                        .apply(side, Action::Timeout, now, wall_ms, None, &mut step)
+                        .apply(side, Command::Timeout, now, wall_ms, None, &mut step)
                         .is_err()
                     {
                         break;
@@ -1037,8 +997,8 @@ impl Room {
             match due {
                 Some(s) => {
                     self.absent_deadline[s.index()] = None;
-                    if self.game.position().live().contains(s.into()) {
-                        let _ = self.apply(s.into(), Action::Abandon, now, wall_ms, None, &mut step);
+                    if self.game.is_live(s) {
+                        let _ = self.apply(s, Command::Abandon, now, wall_ms, None, &mut step);
                     }
                 }
                 None => break,
@@ -1078,7 +1038,7 @@ impl Room {
         if self.phase == Phase::Open && action != ArbiterAction::Abort {
             return Err(err(ErrorCode::NotStarted, "the game has not started"));
         }
-        let live = self.game.position().live();
+        let live = self.game.live();
         let mut verdict = None;
         match action {
             ArbiterAction::Pause => {
@@ -1094,7 +1054,7 @@ impl Room {
                 }
                 self.clocks.resume(now);
                 self.paused = false;
-                for s in live.iter() {
+                for s in &live {
                     let i = s.index();
                     self.absent_deadline[i] = (self.online[i] == 0).then_some(now + self.settings.grace_ms);
                 }
@@ -1103,7 +1063,7 @@ impl Room {
                 if ms == 0 || ms > MAX_ADD_TIME_MS {
                     return Err(err(ErrorCode::BadRequest, "ms is 1 to 3,600,000 (an hour)"));
                 }
-                if !live.contains(side.into()) {
+                if !live.contains(&side) {
                     return Err(err(ErrorCode::NotLive, format!("{side} is no longer in the game")));
                 }
                 self.clocks.add_time(side.into(), ms);
@@ -1121,7 +1081,7 @@ impl Room {
                 // is being corrected (the arbiter may find the departure wrong).
                 if let Some(s) = Side::ALL
                     .into_iter()
-                    .find(|s| !correcting && !live.contains((*s).into()) && outcomes[s.index()] != Outcome::Loss)
+                    .find(|s| !correcting && !live.contains(s) && outcomes[s.index()] != Outcome::Loss)
                 {
                     return Err(err(
                         ErrorCode::BadRequest,
@@ -1131,7 +1091,7 @@ impl Room {
                 verdict = Some(GameResult {
                     ending: Ending::Adjudicated,
                     outcomes: outcomes.map(Some),
-                    eliminations: self.game.departures().iter().map(|&d| d.into()).collect(),
+                    eliminations: self.game.departures(),
                     no_shows: Vec::new(),
                     placing: None,
                     scores: None,
@@ -1141,7 +1101,7 @@ impl Room {
                 verdict = Some(GameResult {
                     ending: Ending::Annulled,
                     outcomes: [None; 3],
-                    eliminations: self.game.departures().iter().map(|&d| d.into()).collect(),
+                    eliminations: self.game.departures(),
                     no_shows: Vec::new(),
                     placing: None,
                     scores: None,
@@ -1151,7 +1111,7 @@ impl Room {
         let mut step = Step::default();
         step.ops.push(Op::Arbiter(ArbiterRow {
             v: self.v + 1,
-            after_seq: self.game.events().len() as u64,
+            after_seq: self.game.epoch() as u64,
             at_ms: now,
             wall_ms,
             by: by.id.clone(),

@@ -739,7 +739,7 @@ impl Actor {
             if live {
                 tracing::info!(game = %self.room.id, "game started");
             } else {
-                let result = self.room.game().result().map(protocol::GameResult::from);
+                let result = self.room.game().result();
                 tracing::info!(game = %self.room.id, plies = self.room.game().plies(), ?result, "game finished");
             }
             self.live_counted = live;
@@ -1077,7 +1077,7 @@ impl Actor {
         let plies = self.room.game().plies();
         let i = job.side.index();
         let offer = matches!(job.task, bots::Task::Move { .. })
-            && self.room.game().position().live().count() == 2
+            && self.room.game().bot_weighs_offer()
             && self.last_offer[i].is_none_or(|p| plies >= p + bots::OFFER_EVERY_PLIES);
         if offer {
             self.last_offer[i] = Some(plies);
@@ -1085,10 +1085,10 @@ impl Actor {
         let seed = bots::seed(&self.room.id, &job);
         let cancel = Arc::new(AtomicBool::new(false));
         let pool = self.ctx.bots.clone();
-        let game = self.room.game().clone();
+        let search = self.room.game().bot_search(job.side, job.level, job.ask(offer), seed);
         let task = self.ctx.tracker.spawn({
             let cancel = Arc::clone(&cancel);
-            async move { pool.run(game, job, seed, offer, cancel).await }
+            async move { pool.run(search, job, cancel).await }
         });
         self.thinking = Some(Thinking {
             job,

@@ -47,7 +47,7 @@ async fn started(tc: TimeControl, grace_ms: u64) -> Harness {
         anqi: None,
     };
     let handle = rooms
-        .start(Room::new("g".into(), settings), Step::default(), 0)
+        .start(Room::new("g".into(), settings).unwrap(), Step::default(), 0)
         .await
         .unwrap();
     let (w, inbox) = outbox(1024);

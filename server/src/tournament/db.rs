@@ -358,8 +358,8 @@ impl Store {
 
     async fn insert_game(tx: &mut sqlx::AnyConnection, organizer: &str, g: &NewGame) -> Result<(), StoreError> {
         sqlx::query(
-            "INSERT INTO games (id, created_by, phase, settings, initial_position, public, v, created_ms) \
-             VALUES ($1, $2, 'open', $3, $4, $5, $6, $7)",
+            "INSERT INTO games (id, created_by, phase, settings, initial_position, public, v, created_ms, variant) \
+             VALUES ($1, $2, 'open', $3, $4, $5, $6, $7, $8)",
         )
         .bind(g.id.as_str())
         .bind(organizer)
@@ -368,6 +368,7 @@ impl Store {
         .bind(i64::from(g.settings.public))
         .bind(g.v as i64)
         .bind(wall_ms())
+        .bind(g.settings.variant.key())
         .execute(&mut *tx)
         .await?;
         for op in &g.ops {

@@ -23,7 +23,7 @@ use self::standings::{Played, Totals};
 use crate::AppState;
 use crate::error::ApiError;
 use crate::room::core::Room;
-use crate::store::{Player, StoreError, wall_ms};
+use crate::store::{Op, Player, StoreError, wall_ms};
 
 /// Most rounds of a Swiss event.
 pub const MAX_ROUNDS: u32 = 30;
@@ -495,8 +495,9 @@ fn table_game(
         anqi: None,
     };
     let id = crate::http::game_id();
-    let mut room = Room::new(id.clone(), game_settings.clone());
-    let mut ops = Vec::new();
+    let mut room = Room::new(id.clone(), game_settings.clone())?;
+    // The game's secret, if its variant has one, goes in with its first writes.
+    let mut ops: Vec<_> = room.take_secret().map(Op::Secret).into_iter().collect();
     let wall = wall_ms();
     for (side, seat) in Side::ALL.into_iter().zip(seats) {
         let (_, step) = match seat {
@@ -514,7 +515,7 @@ fn table_game(
     let new = NewGame {
         id,
         settings: game_settings,
-        initial_position: engine::format_position(room.game().initial_position()),
+        initial_position: room.initial_position(),
         v: room.v(),
         ops,
         round,

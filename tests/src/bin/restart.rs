@@ -44,9 +44,12 @@ async fn seed_game(store: &Store, n: usize, plies: u32, rng: &mut u64) -> Result
             .await?;
         players.push(p);
     }
-    let mut room = Room::new(id.clone(), settings());
-    let initial = engine::format_position(room.game().initial_position());
-    store.create_game(&id, &players[0].id, &settings(), &initial).await?;
+    let mut room = Room::new(id.clone(), settings()).map_err(|e| anyhow!("{}", e.message))?;
+    let initial = room.initial_position();
+    let secret = room.take_secret();
+    store
+        .create_game(&id, &players[0].id, &settings(), &initial, secret.as_deref())
+        .await?;
     let mut now = 0;
     for (p, side) in players.into_iter().zip(Side::ALL) {
         let (_, step) = room

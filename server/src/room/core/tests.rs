@@ -27,7 +27,7 @@ fn settings(tc: TimeControl) -> GameSettings {
 
 /// A room with its three seats taken at time 0 and every player connected.
 fn live_room(tc: TimeControl) -> (Room, Vec<Op>) {
-    let mut room = Room::new("g".into(), settings(tc));
+    let mut room = Room::new("g".into(), settings(tc)).unwrap();
     let mut ops = Vec::new();
     for (i, side) in Side::ALL.into_iter().enumerate() {
         let (s, step) = room.join(player(i), Some(side), 0, 0).unwrap();
@@ -39,12 +39,31 @@ fn live_room(tc: TimeControl) -> (Room, Vec<Op>) {
     (room, ops)
 }
 
+fn legal(room: &Room) -> Vec<String> {
+    room.game().status(true).legal_moves
+}
+
 fn first_legal(room: &Room) -> String {
-    room.game().position().legal_moves()[0].to_string()
+    legal(room)[0].clone()
+}
+
+fn turn(room: &Room) -> Side {
+    room.game().to_move().expect("a seat to move")
+}
+
+/// Two games the same in everything they show: the full status (position,
+/// counters, offers), the moves, departures and result, the epoch.
+fn assert_same_game(a: &dyn RoomGame, b: &dyn RoomGame) {
+    assert_eq!(a.status(true), b.status(true));
+    assert_eq!(a.moves(), b.moves());
+    assert_eq!(a.departures(), b.departures());
+    assert_eq!(a.result(), b.result());
+    assert_eq!((a.epoch(), a.plies()), (b.epoch(), b.plies()));
+    assert_eq!(a.pending_offer_waiting(), b.pending_offer_waiting());
 }
 
 fn play(room: &mut Room, now: u64, lag: u64) -> Step {
-    let side: Side = room.game().position().turn().into();
+    let side = turn(room);
     let mv = first_legal(room);
     let ply = room.game().plies();
     room.act(side, Act::Move { ply, mv }, lag, now, 0).unwrap()
@@ -359,15 +378,15 @@ fn a_restored_room_continues_where_the_store_left_it() {
         id: "g".into(),
         phase: Phase::Live,
         settings: room.settings.clone(),
-        initial_position: format_position(room.game().initial_position()),
+        initial_position: room.initial_position(),
+        secret: None,
         seats,
         events,
         v: room.v(),
     };
     let (restored, step, now) = Room::restore(stored).unwrap();
     assert_eq!(now, 7_500);
-    assert_eq!(restored.game().position(), room.game().position());
-    assert_eq!(restored.game().events(), room.game().events());
+    assert_same_game(restored.game(), room.game());
     assert_eq!(restored.v(), room.v() + 1, "the restored event");
     assert!(matches!(step.events[0].event, GameEvent::Restored { .. }));
     // Clocks as stored after the last move; the side to move starts its turn afresh.
@@ -434,12 +453,12 @@ fn random_commands_keep_versions_and_restore_exactly() {
                         assert_eq!(l.v, v, "gap-free versions");
                     }
                     ops.extend(step.ops);
-                    let turn: Side = room.game().position().turn().into();
-                    let moves = room.game().position().legal_moves();
+                    let moves = legal(&room);
                     if room.phase != Phase::Live || moves.is_empty() {
                         continue;
                     }
-                    let mv = moves[next(moves.len() as u64) as usize].to_string();
+                    let turn = turn(&room);
+                    let mv = moves[next(moves.len() as u64) as usize].clone();
                     let ply = room.game().plies();
                     room.act(turn, Act::Move { ply, mv }, next(200), now, 0)
                 }
@@ -455,10 +474,9 @@ fn random_commands_keep_versions_and_restore_exactly() {
         }
         let stored = stored_from(&room, &ops, room.phase, None);
         let (restored, step, at) = Room::restore(stored).unwrap();
-        // The engine's game in full: position, record and every §6 counter
-        // (the restore replays the stored moves without testing them again).
-        assert_eq!(restored.game(), room.game());
-        assert_eq!(restored.game().result(), room.game().result());
+        // The game in full: position, record and every §6 counter (the
+        // restore replays the stored moves without testing them again).
+        assert_same_game(restored.game(), room.game());
         assert_eq!(restored.result(), room.result());
         assert_eq!(restored.clocks.remaining(), room.clocks.remaining());
         assert_eq!(restored.clocks.periods_left(), room.clocks.periods_left());
@@ -483,7 +501,7 @@ fn random_commands_keep_versions_and_restore_exactly() {
 
 #[test]
 fn bots_sit_always_present_and_are_asked_to_move_and_to_answer() {
-    let mut room = Room::new("g".into(), settings(TimeControl::default()));
+    let mut room = Room::new("g".into(), settings(TimeControl::default())).unwrap();
     let (side, step) = room
         .add_bot("bot-1".into(), bot::Level::Two, Some(Side::B), 0, 0)
         .unwrap();
@@ -521,7 +539,7 @@ fn bots_sit_always_present_and_are_asked_to_move_and_to_answer() {
         bots::think_ms(&TimeControl::default(), &room.clocks.view(1_000)[1])
     );
     // A bot's move is an ordinary action of its seat.
-    let mv = room.game().position().legal_moves()[0].to_string();
+    let mv = first_legal(&room);
     room.act(Side::B, Act::Move { ply: 1, mv }, 0, 1_200, 0).unwrap();
     assert_eq!(room.bot_job(1_200).unwrap().side, Side::Y);
     // A pending offer waiting for a bot comes before any move.
@@ -551,7 +569,8 @@ fn stored_from(room: &Room, ops: &[Op], phase: Phase, result: Option<GameResult>
         id: "g".into(),
         phase,
         settings: room.settings.clone(),
-        initial_position: format_position(room.game().initial_position()),
+        initial_position: room.initial_position(),
+        secret: None,
         seats: Side::ALL.map(|s| Some(player(s.index()))),
         events: ops
             .iter()
@@ -732,16 +751,16 @@ fn a_resent_move_of_a_side_out_of_the_game_is_a_duplicate() {
     let (mut room, _) = live_room(TimeControl::default());
     let mut played = Vec::new();
     for t in 1..=10 {
-        let turn = room.game.position().turn();
+        let turn = turn(&room);
         let mv = first_legal(&room);
         play(&mut room, t * 1_000, 0);
-        played.push((Side::from(turn), mv));
+        played.push((turn, mv));
     }
     // B resigns before the 15th round twice: a warning, then B loses and is out; the game goes on.
     room.act(Side::B, Act::Resign, 0, 10_500, 0).unwrap();
     room.act(Side::B, Act::Resign, 0, 10_600, 0).unwrap();
     assert_eq!(room.phase, Phase::Live);
-    assert!(!room.game.position().live().contains(engine::Side::B));
+    assert!(!room.game.is_live(Side::B));
     let v = room.v();
     // B's client reconnects after a crash and resends its last move: it counted.
     let (side, mv) = played[7].clone();

@@ -130,6 +130,11 @@ pub trait RoomGame: Send + Sync + std::fmt::Debug {
     /// The live seats, in turn order.
     fn live(&self) -> Vec<Side>;
 
+    /// Whether `side` is still in the game.
+    fn is_live(&self, side: Side) -> bool {
+        self.live().contains(&side)
+    }
+
     /// Whether the game has a result.
     fn is_finished(&self) -> bool;
 
@@ -175,8 +180,15 @@ pub trait RoomGame: Send + Sync + std::fmt::Debug {
     }
 
     /// The text stored for a command (the events table's `action` column);
-    /// [`restore_game`] reads it back.
-    fn command_text(&self, cmd: &Command) -> String;
+    /// [`restore_game`] reads it back. The record (`GET
+    /// /api/games/{id}/record`) shows it as it is, so it is public. Every
+    /// variant keeps one convention, which the default writes: a board
+    /// action is `move ` and its text (the record lists these as moves), the
+    /// others `resign`, `offer_draw`, `accept_draw`, `decline_draw`,
+    /// `timeout`, `abandon`. Never `|` nor `;` (the store joins rows with them).
+    fn command_text(&self, cmd: &Command) -> String {
+        command_text(cmd)
+    }
 
     /// The search of a bot in `side`, owning only what that bot may see
     /// (三国暗棋: the viewer position, never the layout).
@@ -212,6 +224,32 @@ pub fn is_playable(variant: Variant) -> bool {
         // 三国演弈棋's adapter exists; rooms play it once the core runs on the trait.
         Variant::Anqi | Variant::Yanyi => false,
     }
+}
+
+/// A command's stored text by [`RoomGame::command_text`]'s convention.
+pub fn command_text(cmd: &Command) -> String {
+    match cmd {
+        Command::Play(mv) => format!("move {mv}"),
+        Command::Resign => "resign".into(),
+        Command::OfferDraw => "offer_draw".into(),
+        Command::AnswerDraw(true) => "accept_draw".into(),
+        Command::AnswerDraw(false) => "decline_draw".into(),
+        Command::Timeout => "timeout".into(),
+        Command::Abandon => "abandon".into(),
+    }
+}
+
+/// A stored command text read back ([`RoomGame::command_text`]'s convention).
+pub fn parse_command(text: &str) -> Option<Command> {
+    Some(match text {
+        "resign" => Command::Resign,
+        "offer_draw" => Command::OfferDraw,
+        "accept_draw" => Command::AnswerDraw(true),
+        "decline_draw" => Command::AnswerDraw(false),
+        "timeout" => Command::Timeout,
+        "abandon" => Command::Abandon,
+        _ => Command::Play(text.strip_prefix("move ")?.to_owned()),
+    })
 }
 
 /// A new game of `settings.variant` for the room `id`.

@@ -41,32 +41,6 @@ fn game_error(e: &GameError) -> ErrorBody {
     err(code, e.to_string())
 }
 
-/// The stored text of an engine action (the events table's `action`).
-fn action_text(a: Action) -> String {
-    match a {
-        Action::Move(m) => format!("move {m}"),
-        Action::Resign => "resign".into(),
-        Action::OfferDraw => "offer_draw".into(),
-        Action::AnswerDraw { accept: true } => "accept_draw".into(),
-        Action::AnswerDraw { accept: false } => "decline_draw".into(),
-        Action::Timeout => "timeout".into(),
-        Action::Abandon => "abandon".into(),
-    }
-}
-
-/// [`action_text`] read back.
-fn parse_action(s: &str) -> Option<Action> {
-    Some(match s {
-        "resign" => Action::Resign,
-        "offer_draw" => Action::OfferDraw,
-        "accept_draw" => Action::AnswerDraw { accept: true },
-        "decline_draw" => Action::AnswerDraw { accept: false },
-        "timeout" => Action::Timeout,
-        "abandon" => Action::Abandon,
-        _ => Action::Move(parse_move(s.strip_prefix("move ")?).ok()?),
-    })
-}
-
 /// A command as an engine action; a move whose text does not parse is `bad_move`.
 fn action_of(cmd: &Command) -> Result<Action, ErrorBody> {
     Ok(match cmd {
@@ -110,7 +84,9 @@ impl SanguoGame {
         let events = events
             .iter()
             .map(|(side, text, at)| {
-                let action = parse_action(text).ok_or_else(|| format!("bad action {text:?}"))?;
+                let action = super::parse_command(text)
+                    .and_then(|cmd| action_of(&cmd).ok())
+                    .ok_or_else(|| format!("bad action {text:?}"))?;
                 Ok(Event {
                     side: (*side).into(),
                     action,
@@ -140,6 +116,10 @@ impl RoomGame for SanguoGame {
 
     fn live(&self) -> Vec<Side> {
         self.game.position().live_in_order().map(Side::from).collect()
+    }
+
+    fn is_live(&self, side: Side) -> bool {
+        self.game.position().live().contains(side.into())
     }
 
     fn is_finished(&self) -> bool {
@@ -261,14 +241,15 @@ impl RoomGame for SanguoGame {
         Some(self.game.limits().into())
     }
 
+    /// The trait's convention, a move in its canonical text (RULES §7).
     fn command_text(&self, cmd: &Command) -> String {
-        match action_of(cmd) {
-            Ok(a) => action_text(a),
-            // Only accepted commands are stored, and their moves parse.
-            Err(_) => match cmd {
-                Command::Play(mv) => format!("move {mv}"),
-                _ => String::new(),
+        match cmd {
+            Command::Play(mv) => match parse_move(mv) {
+                Ok(m) => format!("move {m}"),
+                // Refused by `apply`, never stored.
+                Err(_) => format!("move {mv}"),
             },
+            other => super::command_text(other),
         }
     }
 
