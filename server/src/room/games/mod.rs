@@ -220,9 +220,8 @@ pub fn unavailable(variant: Variant) -> ErrorBody {
 /// Whether rooms can play `variant` (the one list of playable variants).
 pub fn is_playable(variant: Variant) -> bool {
     match variant {
-        Variant::Sanguo => true,
-        // 三国演弈棋's adapter exists; rooms play it once the core runs on the trait.
-        Variant::Anqi | Variant::Yanyi => false,
+        Variant::Sanguo | Variant::Yanyi => true,
+        Variant::Anqi => false,
     }
 }
 

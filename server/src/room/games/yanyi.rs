@@ -30,7 +30,7 @@ use protocol::{
     Status, Variant,
 };
 
-use super::{BotAsk, BotSearch, Command, Happened, RoomGame};
+use super::{BotAsk, BotSearch, Command, Happened, RoomGame, parse_command};
 
 const POINTS: usize = engine::yanyi::board::NUM_POINTS;
 
@@ -383,18 +383,6 @@ impl RoomGame for Yanyi {
         self.game.pending_offer().map(|(_, w)| seats(w)).unwrap_or_default()
     }
 
-    fn command_text(&self, cmd: &Command) -> String {
-        match cmd {
-            Command::Play(mv) => format!("move {mv}"),
-            Command::Resign => "resign".into(),
-            Command::OfferDraw => "offer_draw".into(),
-            Command::AnswerDraw(true) => "accept_draw".into(),
-            Command::AnswerDraw(false) => "decline_draw".into(),
-            Command::Timeout => "timeout".into(),
-            Command::Abandon => "abandon".into(),
-        }
-    }
-
     fn moves(&self) -> Vec<(Side, String)> {
         self.game
             .events()
@@ -443,19 +431,6 @@ pub fn relist(status: &Status) -> Vec<String> {
     parse_position(&status.position)
         .map(|pos| pos.legal_moves().iter().map(|m| m.to_string()).collect())
         .unwrap_or_default()
-}
-
-/// Parses a stored command text (the inverse of [`RoomGame::command_text`]).
-pub fn parse_command(text: &str) -> Option<Command> {
-    Some(match text {
-        "resign" => Command::Resign,
-        "offer_draw" => Command::OfferDraw,
-        "accept_draw" => Command::AnswerDraw(true),
-        "decline_draw" => Command::AnswerDraw(false),
-        "timeout" => Command::Timeout,
-        "abandon" => Command::Abandon,
-        _ => Command::Play(text.strip_prefix("move ")?.to_owned()),
-    })
 }
 
 /// A new game, or one from the position text `initial` (empty: the start).
