@@ -193,7 +193,7 @@ async fn a_bot_seat_plays_yanyi_at_its_turns_and_after_a_restore() {
             restarted = true;
         }
         let st = w.status.clone().unwrap();
-        assert!(st.legal_moves.len() > 0, "the game goes on at ply {}", st.ply);
+        assert!(!st.legal_moves.is_empty(), "the game goes on at ply {}", st.ply);
         let ply = st.ply;
         match st.turn {
             Side::W => w.play(&yanyi_quiet_move(&st, i)).await,
