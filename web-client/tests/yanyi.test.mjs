@@ -118,6 +118,55 @@ test('three players play 三国演弈棋 by clicking; the checked 魏 moves firs
   for (const x of [wu, wei, shu]) await x.ctx.close();
 });
 
+test('蜀’s horse on 魏’s 结盟点 allies 蜀 and 魏 by clicking; the 汉 force goes to 吴, shown on the board and by the clocks', { timeout: 180000 }, async () => {
+  const errors = [];
+  const wu = await newPage(browser, { lang: 'en-US' }, errors);
+  await wu.page.goto(server.url + '/');
+  await wu.page.waitForSelector('#create-form');
+  await wu.page.selectOption('#variant', 'yanyi');
+  await wu.page.selectOption('#my-seat', 'W');
+  await wu.page.click('#create-btn');
+  await wu.page.waitForSelector('#game[data-variant="yanyi"][data-side="W"]', { timeout: 15000 });
+  const id = await wu.page.getAttribute('#game', 'data-game');
+  const wei = await newPage(browser, { lang: 'en-US' }, errors);
+  const shu = await newPage(browser, { lang: 'en-US' }, errors);
+  await wei.page.goto(`${server.url}/#/g/${id}?seat=B`);
+  await shu.page.goto(`${server.url}/#/g/${id}?seat=Y`);
+  const bySeat = { W: wu.page, B: wei.page, Y: shu.page };
+  for (const p of Object.values(bySeat)) await p.waitForSelector('#game[data-phase="live"][data-ply="0"]', { timeout: 15000 });
+  // 吴 and 魏 step their kings back and forth; 蜀's horse goes f1 g3 f5 e7 d5 c7 a8 (魏's point).
+  const line = [];
+  const horse = ['f1-g3', 'g3-f5', 'f5-e7', 'e7-d5', 'd5-c7', 'c7-a8'];
+  horse.forEach((mv, i) => line.push(['W', i % 2 ? 'p9-q9' : 'q9-p9'], ['B', i % 2 ? 'i16-i17' : 'i17-i16'], ['Y', mv]));
+  for (const [k, [seat, mv]] of line.entries()) {
+    const page = bySeat[seat];
+    await page.waitForSelector(`#game[data-ply="${k}"][data-turn="${seat}"]`, { timeout: 15000 });
+    await clickMove(page, mv);
+  }
+  for (const p of Object.values(bySeat)) await p.waitForSelector(`#game[data-ply="${line.length}"]`, { timeout: 15000 });
+  const st = await state(wu.page);
+  assert.deepEqual(st.status.yanyi.alliance, ['B', 'Y']);
+  assert.deepEqual(st.status.yanyi.han, { state: 'allied_to', holder: 'W' });
+  assert.match(st.status.position, / G BR -$/);
+  for (const p of Object.values(bySeat)) {
+    assert.match(await p.locator('#alliance-note').innerText(), /Wei and Shu/);
+    assert.match(await p.locator('#han-note').innerText(), /belongs to Wu/);
+    // beside the clocks: the allies' 盟, the holder's 汉
+    assert.equal(await p.locator('.clock[data-side="B"] .clock-badge.allied').count(), 1);
+    assert.equal(await p.locator('.clock[data-side="Y"] .clock-badge.allied').count(), 1);
+    assert.equal(await p.locator('.clock[data-side="W"] .clock-badge.han').count(), 1);
+    // on the board: the emperor gone, his chariots and cannon 吴's, framed in yellow
+    assert.equal(await p.locator('#board [data-piece="YK"]').count(), 0);
+    assert.equal(await p.locator('#board .piece.side-G.held[data-origin="Y"]').count(), 4);
+    assert.equal(await p.locator('#board [data-piece="RN"][data-at="a8"]').count(), 1);
+  }
+  // the record line arrived as a note on the pages that saw it happen
+  assert.match(await wei.page.locator('#notes').innerText(), /Shu and Wei are allied|Wei and Shu are allied/);
+  await shot(wu.page, 'yanyi-alliance-wu.png');
+  assert.deepEqual(errors, []);
+  for (const x of [wu, wei, shu]) await x.ctx.close();
+});
+
 test('the rules page has a section on 三国演弈棋 with diagrams on its board', { timeout: 60000 }, async () => {
   const errors = [];
   for (const [lang, title] of [['en-US', /Yanyi/], ['zh-CN', /三国演弈棋规则/]]) {

@@ -58,6 +58,8 @@ export const sanguoClient = {
   canOffer: () => true,
   premature: () => true,
   browsable: true,
+  /** Marks beside a seat's clock (none in 三国象棋). */
+  clockBadges: () => [],
   /** Each move played since the viewer's own last one (its opponents' replies). */
   recent(moves, sides, me) {
     const out = [];

@@ -612,7 +612,7 @@ export function mountGame(root, id, { seat } = {}) {
           'div',
           { class: `clock${s.turn === side && g.phase === 'live' ? ' turn' : ''}${out ? ' out' : ''}`, 'data-side': side },
           h('span', { class: `piece-badge side-${V.colour(side)}` }, V.kingChar(side)),
-          h('span', { class: 'who' }, h('span', {}, sideName(side) + (st.side === side && st.role === 'player' ? ` (${t('you')})` : '')), h('span', { class: 'nm', 'data-bot': seatInfo && seatInfo.bot ? seatInfo.bot : null }, seatName(seatInfo)), off),
+          h('span', { class: 'who' }, h('span', {}, sideName(side) + (st.side === side && st.role === 'player' ? ` (${t('you')})` : ''), ...V.clockBadges(s, side).map((b) => h('span', { class: `clock-badge ${b.cls}`, title: b.title }, b.text))), h('span', { class: 'nm', 'data-bot': seatInfo && seatInfo.bot ? seatInfo.bot : null }, seatName(seatInfo)), off),
           h('span', { style: 'text-align:right' }, time, h('br'), extra),
         );
         clocksEl.appendChild(el);

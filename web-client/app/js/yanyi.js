@@ -334,6 +334,20 @@ export const yanyiClient = {
   offersLeft: () => null,
   canOffer: (status, me) => status.turn === me,
   premature: () => false,
+  /** Beside a seat's clock: its alliance (盟) and the 汉 force it holds (汉). */
+  clockBadges(status, seat) {
+    const y = status.yanyi;
+    if (!y) return [];
+    const out = [];
+    if (y.alliance && y.alliance.includes(seat)) {
+      const other = y.alliance.find((s) => s !== seat);
+      out.push({ cls: 'allied', text: '盟', title: tx('alliance', { a: seatName(seat, true), b: seatName(other, true) }) });
+    }
+    if (y.han && y.han.state !== 'static' && y.han.holder === seat && status.live.includes(seat)) {
+      out.push({ cls: 'han', text: '汉', title: tx(y.han.state === 'killed' ? 'hanKilled' : 'hanAllied', { holder: seatName(seat, true) }) });
+    }
+    return out;
+  },
   /** The board cannot be rebuilt from moves alone here (alliances, absorptions): no browsing. */
   browsable: false,
   /** Each opponent's last move (被将先走 can give one of them two in a row). */
