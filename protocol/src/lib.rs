@@ -895,6 +895,20 @@ pub enum GameEvent {
     },
 }
 
+/// A public line of a variant's own record that is no move (三国暗棋 `claim 1 R`,
+/// `pass 2`; 三国演弈棋 an alliance, 汉 activated, pieces absorbed …), as
+/// [`GameEvent::Noted`] said it, with where it came in the game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    /// Moves played before it.
+    pub ply: u32,
+    /// The seat it concerns, if one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<Side>,
+    /// The line, in the variant's own notation.
+    pub text: String,
+}
+
 /// A full description of a game, sent on connect when replaying is not possible,
 /// and by `GET /api/games/{id}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -920,6 +934,9 @@ pub struct Snapshot {
     /// The §6 limits of this game (三国象棋; absent in the other variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Limits>,
+    /// The variant's own public record lines so far (absent when none; never in 三国象棋).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
     /// The result, once finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<GameResult>,
@@ -1442,6 +1459,10 @@ pub struct GameRecord {
     /// The result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<GameResult>,
+    /// The variant's own public record lines, as the game's room shows them
+    /// (absent when none; never in 三国象棋).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
 }
 
 #[cfg(test)]

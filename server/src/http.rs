@@ -715,7 +715,25 @@ async fn game_record(
 ) -> Result<Json<GameRecord>, ApiError> {
     let mut record = s.store.record(&id).await?.ok_or_else(no_such_game)?;
     visible_chat(&mut record, viewer.as_ref().map(|p| p.id.as_str()));
+    with_notes(&s, &mut record).await?;
     Ok(Json(record))
+}
+
+/// Adds the variant's own record lines to a record read from the store, as
+/// the game's room shows them to spectators ([`crate::room::core::Room::view`]:
+/// public by construction). The store's part of a record is public already:
+/// the start position a game gives is its public one and the stored command
+/// texts are public (`RoomGame::initial_position`, `RoomGame::command_text`).
+pub(crate) async fn with_notes(s: &AppState, record: &mut GameRecord) -> Result<(), ApiError> {
+    if !crate::room::games::has_notes(record.settings.variant) {
+        return Ok(());
+    }
+    record.notes = match find_game(s, &record.id).await? {
+        Some(Game::Room(h)) => h.snapshot().await?.notes,
+        Some(Game::Finished(snap)) => snap.notes.clone(),
+        None => Vec::new(),
+    };
+    Ok(())
 }
 
 /// Keeps the chat a viewer may read, by the rule of the game's socket: the

@@ -1272,6 +1272,8 @@ impl Store {
                 .collect(),
             chat,
             result: result.map(|r| from_json(&r)).transpose()?,
+            // The variant's own lines come from the game's room (`crate::http::with_notes`).
+            notes: Vec::new(),
         }))
     }
 }

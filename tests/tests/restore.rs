@@ -296,3 +296,81 @@ async fn unfinished_games_come_back_as_they_were_on_sqlite() {
     restore_on(format!("sqlite://{}?mode=rwc", path.display())).await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A game's secret (`game_secrets`): written with the game or by a step's
+/// `Op::Secret` (a newer one replaces it), loaded with the game for its room
+/// — alone or with every unfinished game — and in none of what the HTTP API
+/// reads (the record, the lobby).
+async fn secrets_on(url: String) {
+    let store = Store::connect(&url, Metrics::default()).await.unwrap();
+    let s = Seeder {
+        store: &store,
+        now: 0,
+        rng: 1,
+    };
+    let creator = s.person("secret-creator").await;
+    let mut plain = settings();
+    plain.public = true;
+    store
+        .create_game("with-secret", &creator.id, &plain, "start-text", Some("SECRET-ONE"))
+        .await
+        .unwrap();
+    store
+        .create_game("without", &creator.id, &plain, "start-text", None)
+        .await
+        .unwrap();
+    let loaded = |id: &'static str| {
+        let store = &store;
+        async move { store.load_game(id).await.unwrap().unwrap().secret }
+    };
+    assert_eq!(loaded("with-secret").await.as_deref(), Some("SECRET-ONE"));
+    assert_eq!(loaded("without").await, None);
+    // A step's secret, alone and with other writes: the newer one wins.
+    store
+        .commit("with-secret", 1, &[Op::Secret("SECRET-TWO".into())])
+        .await
+        .unwrap();
+    assert_eq!(loaded("with-secret").await.as_deref(), Some("SECRET-TWO"));
+    let seat = Op::Seat {
+        side: Side::W,
+        player: creator.id.clone(),
+        bot: None,
+        wall_ms: 1,
+    };
+    store
+        .commit("without", 2, &[seat, Op::Secret("SECRET-THREE".into())])
+        .await
+        .unwrap();
+    assert_eq!(loaded("without").await.as_deref(), Some("SECRET-THREE"));
+    let all = store.load_unfinished().await.unwrap();
+    let secret_of = |id: &str| {
+        all.iter()
+            .find(|(g, _)| g == id)
+            .and_then(|(_, r)| r.as_ref().unwrap().secret.clone())
+    };
+    assert_eq!(secret_of("with-secret").as_deref(), Some("SECRET-TWO"));
+    assert_eq!(secret_of("without").as_deref(), Some("SECRET-THREE"));
+    // What the HTTP API reads of these games never holds it.
+    for id in ["with-secret", "without"] {
+        let record = serde_json::to_string(&store.record(id).await.unwrap().unwrap()).unwrap();
+        assert!(!record.contains("SECRET"), "{record}");
+    }
+    let lobby = serde_json::to_string(&store.list_games(Phase::Open, None, 50).await.unwrap()).unwrap();
+    assert!(lobby.contains("with-secret") && !lobby.contains("SECRET"), "{lobby}");
+    store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_is_kept_for_the_room_only_on_postgres() {
+    let db = TestDb::create().await;
+    secrets_on(db.url.clone()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_is_kept_for_the_room_only_on_sqlite() {
+    let dir = std::env::temp_dir().join(format!("sanguo-secrets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("store.db");
+    secrets_on(format!("sqlite://{}?mode=rwc", path.display())).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

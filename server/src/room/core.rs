@@ -568,6 +568,7 @@ impl Room {
             moves: self.moves.iter().map(|(_, m)| m.clone()).collect(),
             departures: self.game.departures(),
             limits: self.game.limits(),
+            notes: self.game.notes(),
             result: self.result(),
         }
     }

@@ -426,6 +426,7 @@ async fn records(
         if let Some(mut r) = s.store.record(&g.game).await? {
             // The chat each viewer may read, as in `GET /api/games/{id}/record`.
             crate::http::visible_chat(&mut r, viewer.as_ref().map(|p| p.id.as_str()));
+            crate::http::with_notes(&s, &mut r).await?;
             out.push(r);
         }
     }

@@ -174,6 +174,14 @@ pub trait RoomGame: Send + Sync + std::fmt::Debug {
     /// (三国暗棋: the viewer form — every piece face down).
     fn initial_position(&self) -> String;
 
+    /// Every public line of the variant's own record so far, in order: what
+    /// [`Happened::Noted`] said, and what the variant publishes once over
+    /// (三国暗棋: the layout and salt). Snapshots and records carry them.
+    /// Default: none.
+    fn notes(&self) -> Vec<protocol::Note> {
+        Vec::new()
+    }
+
     /// The §6-style limits of the game, for clients (三国象棋 only).
     fn limits(&self) -> Option<protocol::Limits> {
         None
@@ -278,6 +286,27 @@ pub fn restore_game(
         Variant::Sanguo => Ok(Box::new(sanguo::SanguoGame::restore(settings, initial, events)?)),
         Variant::Yanyi => Ok(Box::new(yanyi::restore(initial, events)?)),
         v @ Variant::Anqi => Err(unavailable(v).message),
+    }
+}
+
+/// Whether `mv` is legal in a public status, and if not why (`None`: legal):
+/// the variant's own refusal, by code and parameters. Text that is no move of
+/// the variant is `bad_move`.
+pub fn explain(variant: Variant, status: &Status, mv: &str) -> Result<Option<protocol::Refusal>, ErrorBody> {
+    match variant {
+        Variant::Sanguo => sanguo::explain(status, mv),
+        Variant::Yanyi => yanyi::explain(status, mv),
+        // Rooms cannot play it yet: no status of its exists.
+        v @ Variant::Anqi => Err(unavailable(v)),
+    }
+}
+
+/// Whether games of `variant` have record lines of their own
+/// ([`RoomGame::notes`]): a record of one asks the game's room for them.
+pub fn has_notes(variant: Variant) -> bool {
+    match variant {
+        Variant::Sanguo => false,
+        Variant::Anqi | Variant::Yanyi => true,
     }
 }
 

@@ -63,6 +63,22 @@ pub fn relist(status: &Status) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Why `mv` is refused in a 三国象棋 status (`None`: it is legal).
+pub fn explain(status: &Status, mv: &str) -> Result<Option<protocol::Refusal>, ErrorBody> {
+    let m = parse_move(mv).map_err(|e| err(ErrorCode::BadMove, format!("move {mv:?}: {e}")))?;
+    if status.legal_moves.contains(&m.to_string()) {
+        return Ok(None);
+    }
+    Ok(Some(match parse_position(&status.position) {
+        Ok(pos) => protocol::Refusal::from(&engine::explain::explain(&pos, m)),
+        Err(_) => protocol::Refusal {
+            code: "other".to_owned(),
+            params: Default::default(),
+            message: "the move is not legal here".to_owned(),
+        },
+    }))
+}
+
 impl SanguoGame {
     /// A new game in the settings' direction of play.
     pub fn new(settings: &GameSettings) -> SanguoGame {

@@ -26,8 +26,8 @@ use engine::yanyi::{
 };
 use protocol::yanyi::{self as wire, Absorption, HanState, TurnReason, YanyiStatus, seat, seats};
 use protocol::{
-    Departure, DrawReason, EliminationReason, Ending, ErrorBody, ErrorCode, GameResult, Outcome, PendingOffer, Side,
-    Status, Variant,
+    Departure, DrawReason, EliminationReason, Ending, ErrorBody, ErrorCode, GameResult, Outcome, PendingOffer, Refusal,
+    Side, Status, Variant,
 };
 
 use super::{BotAsk, BotSearch, Command, Happened, RoomGame, parse_command};
@@ -44,6 +44,8 @@ pub struct Yanyi {
     absorptions: Vec<Absorption>,
     /// The first owner of the piece on each point (by canonical index).
     origin: [Option<Colour>; POINTS],
+    /// Every `Noted` line so far, for snapshots and the record.
+    notes: Vec<protocol::Note>,
 }
 
 fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
@@ -152,6 +154,7 @@ impl Yanyi {
             han,
             absorptions: Vec::new(),
             origin,
+            notes: Vec::new(),
         }
     }
 
@@ -340,6 +343,16 @@ impl RoomGame for Yanyi {
                 Effect::Finished(r) => out.push(Happened::Finished(result(&r))),
             }
         }
+        let ply = self.game.plies();
+        for h in &out {
+            if let Happened::Noted { side, text } = h {
+                self.notes.push(protocol::Note {
+                    ply,
+                    side: *side,
+                    text: text.clone(),
+                });
+            }
+        }
         Ok(out)
     }
 
@@ -398,6 +411,10 @@ impl RoomGame for Yanyi {
         format_position(self.game.initial_position())
     }
 
+    fn notes(&self) -> Vec<protocol::Note> {
+        self.notes.clone()
+    }
+
     fn bot_search(&self, side: Side, level: bot::Level, ask: BotAsk, seed: u64) -> BotSearch {
         // The whole game is public: the bot's search owns a clone of it.
         let game = self.game.clone();
@@ -424,6 +441,71 @@ impl RoomGame for Yanyi {
 fn accepts_draw(game: &YanyiGame, me: Player) -> bool {
     let pos = game.position();
     pos.live().count() == 2 && bot::yanyi::eval::utility(pos, me) < -bot::yanyi::DRAW_MARGIN
+}
+
+/// Why `mv` is refused in a 三国演弈棋 status (`None`: it is legal).
+pub fn explain(status: &Status, mv: &str) -> Result<Option<Refusal>, ErrorBody> {
+    let m = parse_move(mv).map_err(|e| err(ErrorCode::BadMove, format!("move {mv:?}: {e}")))?;
+    if status.legal_moves.contains(&m.to_string()) {
+        return Ok(None);
+    }
+    Ok(Some(match parse_position(&status.position) {
+        Ok(pos) => refusal(&engine::yanyi::explain::explain(&pos, m)),
+        Err(_) => Refusal {
+            code: "other".to_owned(),
+            params: Default::default(),
+            message: "the move is not legal here".to_owned(),
+        },
+    }))
+}
+
+/// A 三国演弈棋 refusal as a code and parameters (protocol/README.md,
+/// "Explain", 三国演弈棋): players as seats (`W` 吴, `B` 魏, `Y` 蜀), pieces as
+/// colour and role (`GC`, `YR`: the position text's letters).
+pub fn refusal(reason: &engine::yanyi::Reason) -> Refusal {
+    use engine::yanyi::Reason as R;
+    let seat = |p: engine::yanyi::Player| protocol::Side::ALL[p.index()].to_string();
+    let piece = |p: engine::yanyi::Piece| p.to_string();
+    let (code, params): (&str, Vec<(&str, String)>) = match reason {
+        R::GameOver => ("game_over", vec![]),
+        R::NotYourTurn { turn, .. } => ("not_your_turn", vec![("turn", seat(*turn))]),
+        R::NoPiece(p) => ("no_piece", vec![("point", p.to_string())]),
+        R::HanNeverMoves(pc) => ("han_never_moves", vec![("piece", piece(*pc))]),
+        R::NotYourPiece { piece: pc, turn } => {
+            let mut params = vec![("piece", piece(*pc)), ("turn", seat(*turn))];
+            if let Some(owner) = pc.colour.player() {
+                params.push(("owner", seat(owner)));
+            }
+            ("not_your_piece", params)
+        }
+        R::NotThisPiecesMove(pc) => ("not_this_pieces_move", vec![("piece", piece(*pc))]),
+        R::KingOutsidePalace => ("king_outside_palace", vec![]),
+        R::AdvisorOutsidePalace => ("advisor_outside_palace", vec![]),
+        R::ElephantOutsideCamp => ("elephant_outside_camp", vec![]),
+        R::HorseOffBoard => ("horse_off_board", vec![]),
+        R::SoldierNoRetreat { depth } => ("soldier_no_retreat", vec![("depth", depth.to_string())]),
+        R::PathBlocked(p) => ("path_blocked", vec![("point", p.to_string())]),
+        R::CannonScreen(n) => ("cannon_screen", vec![("count", n.to_string())]),
+        R::CannonFirstMove => ("cannon_first_move", vec![]),
+        R::OwnPiece(pc) => ("own_piece", vec![("piece", piece(*pc))]),
+        R::AllyPiece { piece: pc, ally } => ("ally_piece", vec![("piece", piece(*pc)), ("ally", seat(*ally))]),
+        R::HanCannotBeTaken(pc) => ("han_cannot_be_taken", vec![("piece", piece(*pc))]),
+        R::EmperorOnlyByHorse => ("emperor_only_by_horse", vec![]),
+        R::KingNeverCaptured(pc) => {
+            let owner = pc.colour.player().map(seat).unwrap_or_default();
+            ("king_never_captured", vec![("piece", piece(*pc)), ("owner", owner)])
+        }
+        R::KingAttacked(by) => (
+            "king_attacked",
+            vec![("by", by.iter().map(seat).collect::<Vec<_>>().join(","))],
+        ),
+        R::KingsFace(p) => ("kings_face", vec![("side", seat(*p))]),
+    };
+    Refusal {
+        code: code.to_owned(),
+        params: params.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+        message: reason.to_string(),
+    }
 }
 
 /// The legal moves of a status, recomputed from its position text.
@@ -560,6 +642,21 @@ mod tests {
         assert_eq!(yanyi(&g).han, HanState::Static);
         let h = play(&mut g, Side::W, "c7-a8");
         assert_eq!(noted(&h), vec!["alliance W B", "han Y"]);
+        assert_eq!(
+            g.notes(),
+            vec![
+                protocol::Note {
+                    ply: 1,
+                    side: Some(Side::W),
+                    text: "alliance W B".into()
+                },
+                protocol::Note {
+                    ply: 1,
+                    side: Some(Side::W),
+                    text: "han Y".into()
+                },
+            ]
+        );
         let y = yanyi(&g);
         assert_eq!(y.alliance, Some([Side::W, Side::B]));
         assert_eq!(y.han, HanState::AlliedTo { holder: Side::Y });
@@ -722,5 +819,47 @@ mod tests {
         // while three play a bot declines every draw offer
         let answer = g.bot_search(Side::B, bot::Level::One, BotAsk::AnswerOffer, 7)(far, &AtomicBool::new(false));
         assert!(matches!(answer, Some(Command::AnswerDraw(false))));
+    }
+
+    fn explained(position: &str, mv: &str) -> Refusal {
+        let pos = engine::yanyi::parse_position(position).unwrap();
+        let m = engine::yanyi::parse_move(mv).unwrap();
+        assert!(!pos.is_legal(m), "{mv} is legal in {position}");
+        refusal(&engine::yanyi::explain::explain(&pos, m))
+    }
+
+    #[test]
+    fn yanyi_refusals_speak_seats_and_the_games_words() {
+        let start = engine::yanyi::format_position(&engine::yanyi::Position::initial());
+        // the first-move cannon (吴 = seat W moves first)
+        let r = explained(&start, "o6-l6");
+        assert_eq!(r.code, "cannon_first_move", "{r:?}");
+        // a static 汉 piece, and another player's piece
+        let r = explained(&start, "d9-e9");
+        assert_eq!(r.code, "han_never_moves");
+        assert_eq!(r.params["piece"], "YR");
+        let r = explained(&start, "i1-i2");
+        assert_eq!(r.code, "not_your_piece");
+        assert_eq!(r.params["owner"], "Y", "蜀 is seat Y");
+        assert_eq!(r.params["turn"], "W", "吴 is seat W");
+        // §11 scenario 9: own facing
+        let han = "YR@d7,YK@a9,YC@c9,YR@d9,YR@d11";
+        let r = explained(&format!("RK@i1,BR@i9,GK@q9,BA@h17,BK@i17,{han} B - -"), "i9-j9");
+        assert_eq!(r.code, "kings_face");
+        assert_eq!(r.params["side"], "Y");
+        // §11 scenario 6: the chariot d9, now 蜀's, would check q9
+        let r = explained(&format!("RK@i1,RP@i4,GN@c7,GK@q9,BP@i14,BK@i17,{han} G - -"), "c7-a8");
+        assert_eq!(r.code, "king_attacked");
+        assert_eq!(r.params["by"], "Y");
+    }
+
+    #[test]
+    fn explain_answers_from_a_public_status() {
+        let g = Yanyi::new();
+        let st = g.status(true);
+        assert_eq!(explain(&st, "q12-o13").unwrap(), None, "legal");
+        let r = explain(&st, "o6-l6").unwrap().unwrap();
+        assert_eq!(r.code, "cannon_first_move");
+        assert_eq!(explain(&st, "W72-W54").unwrap_err().code, ErrorCode::BadMove);
     }
 }
