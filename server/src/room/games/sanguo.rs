@@ -308,3 +308,110 @@ impl RoomGame for SanguoGame {
         self.game.position().live().count() == 2
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use protocol::{Direction, TimeControl};
+
+    use super::*;
+    use crate::room::games::{self, parse_command};
+
+    fn settings() -> GameSettings {
+        GameSettings {
+            variant: Variant::Sanguo,
+            time_control: TimeControl::default(),
+            direction: Direction::Ccw,
+            public: true,
+            players_chat: true,
+            grace_ms: 0,
+            anqi: None,
+        }
+    }
+
+    #[test]
+    fn every_command_text_reads_back_as_the_same_command() {
+        let game = SanguoGame::new(&settings());
+        for cmd in [
+            Command::Play("W72-W54".into()),
+            Command::Resign,
+            Command::OfferDraw,
+            Command::AnswerDraw(true),
+            Command::AnswerDraw(false),
+            Command::Timeout,
+            Command::Abandon,
+        ] {
+            let text = game.command_text(&cmd);
+            assert!(!text.contains(['|', ';']), "{text}");
+            assert_eq!(parse_command(&text), Some(cmd.clone()), "{text}");
+            assert_eq!(text, games::command_text(&cmd), "sanguo keeps the convention");
+        }
+        assert_eq!(parse_command("castle"), None);
+    }
+
+    #[test]
+    fn a_refused_command_says_why_in_protocol_codes_and_changes_nothing() {
+        let mut game = SanguoGame::new(&settings());
+        let before = game.clone();
+        let cases = [
+            (Side::W, Command::Play("W72-".into()), ErrorCode::BadMove),
+            (Side::W, Command::Play("W24-Y82".into()), ErrorCode::IllegalMove),
+            (Side::B, Command::Play("B72-B54".into()), ErrorCode::NotYourTurn),
+            (Side::W, Command::AnswerDraw(true), ErrorCode::NothingToAnswer),
+        ];
+        for (side, cmd, code) in cases {
+            let e = game.apply(side, cmd.clone(), 10).unwrap_err();
+            assert_eq!(e.code, code, "{cmd:?}: {}", e.message);
+            assert!(!e.message.is_empty());
+            assert_eq!(game, before, "{cmd:?} changed nothing");
+        }
+    }
+
+    #[test]
+    fn a_game_restored_from_its_command_texts_is_the_same_game() {
+        let mut game = SanguoGame::new(&settings());
+        let mut stored = Vec::new();
+        for at in 1..=12u64 {
+            let side = game.to_move().unwrap();
+            let mv = game.status(true).legal_moves[(at as usize * 7) % 20].clone();
+            let cmd = Command::Play(mv.clone());
+            stored.push((side, game.command_text(&cmd), at));
+            let happened = game.apply(side, cmd, at).unwrap();
+            assert!(
+                matches!(&happened[0], Happened::Moved { side: s, mv: m, revealed: None, .. } if *s == side && *m == mv)
+            );
+        }
+        let side = game.to_move().unwrap();
+        stored.push((side, game.command_text(&Command::Resign), 13));
+        let happened = game.apply(side, Command::Resign, 13).unwrap();
+        assert_eq!(
+            happened,
+            vec![Happened::Warned {
+                side,
+                request: protocol::Request::Resign
+            }],
+            "a resignation before round 15 is a warning"
+        );
+        let back = SanguoGame::restore(&settings(), &game.initial_position(), &stored).unwrap();
+        assert_eq!(back, game);
+        assert_eq!(back.moves().len(), 12);
+        assert_eq!(back.epoch(), 13);
+        let bad = [(Side::W, "move nowhere".to_owned(), 1)];
+        assert!(SanguoGame::restore(&settings(), &game.initial_position(), &bad).is_err());
+    }
+
+    #[test]
+    fn the_status_is_todays_sanguo_status() {
+        let game = SanguoGame::new(&settings());
+        let status = game.status(true);
+        assert_eq!(status.legal_moves, relist(&status));
+        assert!(!status.legal_moves.is_empty());
+        assert!(game.status(false).legal_moves.is_empty());
+        assert!(status.counters.is_some() && status.anqi.is_none() && status.yanyi.is_none());
+        let json = serde_json::to_value(&status).unwrap();
+        assert!(json.get("anqi").is_none() && json.get("yanyi").is_none() && json.get("counters").is_some());
+        assert_eq!(explain(&status, &status.legal_moves[0]).unwrap(), None);
+        let refusal = explain(&status, "W24-Y82").unwrap().unwrap();
+        assert_eq!(refusal.code, "no_retaliation_right");
+        assert_eq!(explain(&status, "nonsense").unwrap_err().code, ErrorCode::BadMove);
+    }
+}
