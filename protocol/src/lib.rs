@@ -429,6 +429,12 @@ pub enum EliminationReason {
     PrematureRequest,
     /// Offered or accepted a draw another side declined.
     DrawOfferRule,
+    /// 三国暗棋 全灭: no piece of its team is left on the board.
+    Annihilated,
+    /// 三国暗棋 收军: it recovered its army (a finish, not a loss).
+    Recovered,
+    /// 见面 (三国演弈棋): its king faced another after a third player's move.
+    Facing,
 }
 
 impl From<engine::EliminationReason> for EliminationReason {
@@ -459,6 +465,10 @@ pub struct Departure {
     pub reason: EliminationReason,
     /// After how many moves of the game.
     pub ply: u32,
+    /// Who absorbed its pieces (三国演弈棋's 兵力收编, on the first elimination
+    /// on the board); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absorbed_by: Option<Side>,
 }
 
 impl From<engine::game::Departure> for Departure {
@@ -467,6 +477,7 @@ impl From<engine::game::Departure> for Departure {
             side: d.side.into(),
             reason: d.reason.into(),
             ply: d.ply,
+            absorbed_by: None,
         }
     }
 }
@@ -483,6 +494,10 @@ pub enum DrawReason {
     Length,
     /// Too many checks in phase 2.
     CumulativeChecks,
+    /// 三国演弈棋: a position occurred for the third time without a single perpetual checker.
+    Repetition,
+    /// 三国演弈棋: no live player owns a chariot, horse, cannon or soldier.
+    DeadPosition,
 }
 
 /// How a game ended.
@@ -513,6 +528,11 @@ pub enum Ending {
     Adjudicated,
     /// A tournament arbiter aborted the game: no result (the table plays a new game).
     Annulled,
+    /// 三国暗棋: the game ended with a placing (`placing`, `scores`), for this reason.
+    Anqi {
+        /// Why (RULES-ANQI §11.5).
+        reason: anqi::EndReason,
+    },
 }
 
 /// A side's result.
@@ -1225,6 +1245,9 @@ pub struct CreateGame {
     /// A rated game (accounts only, no bots). Default: false (casual).
     #[serde(default)]
     pub rated: Option<bool>,
+    /// 三国暗棋's mode, scoring and options (`variant` `anqi` only). Default: the defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anqi: Option<anqi::AnqiOptions>,
     /// Seats filled with computer players at creation: side → level (1 to
     /// 3), e.g. `{"B": 2, "Y": 3}`. Default: none. Three bots start the game at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]

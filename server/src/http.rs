@@ -467,6 +467,16 @@ async fn create_game(
             "a rated game takes accounts only: no bots",
         ));
     }
+    if let Some(o) = &c.anqi {
+        if variant != protocol::Variant::Anqi {
+            return Err(ApiError::new(
+                ErrorCode::BadRequest,
+                "anqi options are for 三国暗棋 (anqi) games",
+            ));
+        }
+        o.check()
+            .map_err(|why| ApiError::new(ErrorCode::BadRequest, format!("三国暗棋 options: {why}")))?;
+    }
     let settings = GameSettings {
         variant,
         time_control: tc,
@@ -475,7 +485,7 @@ async fn create_game(
         players_chat: c.players_chat.unwrap_or(true),
         grace_ms,
         rated,
-        anqi: None,
+        anqi: c.anqi,
     };
     let quota = &s.limits.bot_games;
     let placeholder = quota.admit(&s.store, addr, None, bots.len()).await?;

@@ -304,7 +304,12 @@ mod tests {
     use protocol::{Departure, DrawReason, EliminationReason};
 
     fn gone(side: Side, reason: EliminationReason, ply: u32) -> Departure {
-        Departure { side, reason, ply }
+        Departure {
+            side,
+            reason,
+            ply,
+            absorbed_by: None,
+        }
     }
 
     fn result(ending: Ending, outcomes: [Option<Outcome>; 3], eliminations: Vec<Departure>) -> GameResult {

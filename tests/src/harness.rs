@@ -769,3 +769,26 @@ pub fn persons_move(status: &protocol::Status, seed: u64) -> String {
         .expect("a move at a live turn")
         .to_string()
 }
+
+/// A 三国演弈棋 move for the seat to move in `status`: a quiet one (no
+/// capture, no check, nobody eliminated) chosen by `seed` when there is one,
+/// so that scripted games keep three players; any legal move otherwise.
+pub fn yanyi_quiet_move(status: &protocol::Status, seed: u64) -> String {
+    let pos = engine::yanyi::parse_position(&status.position).expect("the server's position text parses");
+    let moves = pos.legal_moves();
+    assert!(!moves.is_empty(), "a move at a live turn");
+    let quiet: Vec<_> = moves
+        .iter()
+        .filter(|m| {
+            let mut after = pos;
+            let o = after.play_unchecked(**m);
+            o.captured.is_none() && o.checked.is_empty() && o.eliminated.is_empty()
+        })
+        .collect();
+    let mut rng = crate::Lcg(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    if quiet.is_empty() {
+        moves[rng.below(moves.len())].to_string()
+    } else {
+        quiet[rng.below(quiet.len())].to_string()
+    }
+}

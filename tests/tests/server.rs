@@ -617,7 +617,8 @@ async fn flag_test(tc: TimeControl, w_moves_after: Duration) -> (Table, TestServ
             GameEvent::Eliminated(protocol::Departure {
                 side: Side::B,
                 reason: EliminationReason::Time,
-                ply: 1
+                ply: 1,
+                absorbed_by: None,
             })
         );
         c.until(|e| matches!(e, GameEvent::State { .. })).await;

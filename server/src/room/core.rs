@@ -627,15 +627,28 @@ impl Room {
         if let Some(s) = self.seat_of(&player.id) {
             return Err(err(ErrorCode::AlreadySeated, format!("you already sit at {s}")));
         }
-        let side = match side {
-            Some(s) if self.seats[s.index()].is_some() => {
-                return Err(err(ErrorCode::SeatTaken, format!("seat {s} is taken")));
-            }
-            Some(s) => s,
-            None => Side::ALL
+        let side = if self.game.draws_seats() {
+            // The variant draws the seating (三国暗棋 R-2): each joiner gets a
+            // free seat uniformly at random (the OS-seeded CSPRNG), whatever it
+            // asked for, so that a full table is a uniform permutation.
+            let free: Vec<Side> = Side::ALL
                 .into_iter()
-                .find(|s| self.seats[s.index()].is_none())
-                .ok_or_else(|| err(ErrorCode::NotOpen, "no free seat"))?,
+                .filter(|s| self.seats[s.index()].is_none())
+                .collect();
+            *free
+                .get(rand::random_range(0..free.len().max(1)))
+                .ok_or_else(|| err(ErrorCode::NotOpen, "no free seat"))?
+        } else {
+            match side {
+                Some(s) if self.seats[s.index()].is_some() => {
+                    return Err(err(ErrorCode::SeatTaken, format!("seat {s} is taken")));
+                }
+                Some(s) => s,
+                None => Side::ALL
+                    .into_iter()
+                    .find(|s| self.seats[s.index()].is_none())
+                    .ok_or_else(|| err(ErrorCode::NotOpen, "no free seat"))?,
+            }
         };
         let mut step = Step::default();
         step.ops.push(Op::Seat {

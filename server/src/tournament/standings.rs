@@ -185,6 +185,7 @@ mod tests {
         Departure {
             side,
             reason: EliminationReason::Resign,
+            absorbed_by: None,
             ply,
         }
     }

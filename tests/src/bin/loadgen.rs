@@ -545,6 +545,7 @@ async fn new_game(
         grace_ms,
         bots: None,
         rated: None,
+        anqi: None,
     };
     let snap: Snapshot = sanguo_tests::post(
         http,

@@ -39,7 +39,8 @@ export class Board {
     this.onRefused = opts.onRefused || (() => {});
     this.mover = null; // whose pieces may be picked up (even without a legal move, to learn why)
     this.fade = opts.fade !== false; // an eliminated side's pieces fade out (not when jumping in a replay)
-    this.desc = boardOf(opts.variant);
+    this.variant = opts.variant || 'sanguo';
+    this.desc = boardOf(this.variant);
     this.points = this.desc.points;
     this.byName = new Map(this.points.map((p) => [p.name, p]));
     this.view = this.desc.views[0].side;
@@ -58,6 +59,7 @@ export class Board {
       viewBox: `${-ext.half_width * S} ${ext.top * S} ${2 * ext.half_width * S} ${(ext.bottom - ext.top) * S}`,
       role: 'img',
       'aria-label': 'board',
+      'data-variant': this.variant,
     });
     host.appendChild(this.svg);
     this.gLines = el('g', { class: 'lines' }, this.svg);
@@ -205,6 +207,12 @@ export class Board {
           this.renderPieces();
         }, 1600);
       }
+      // a piece that changed owner where it stands (兵力收编, the 汉 force handed over): it changes colour
+      this.recoloured = new Map();
+      for (const [pt, q] of placement) {
+        const p = old.get(pt);
+        if (p && p.piece === q.piece && p.side !== q.side && !(last && (last.to === pt || last.from === pt))) this.recoloured.set(pt, p.side);
+      }
       this.placement = placement;
     }
     if (legal) this.legal = legal;
@@ -261,6 +269,19 @@ export class Board {
       const g = el('g', { class: `piece side-${p.side}`, 'data-piece': `${p.side}${p.piece}`, 'data-at': pt, transform: `translate(${r3(x)} ${r3(y)})` }, this.gPieces);
       if (this.interactive && this.legal.has(pt)) g.classList.add('movable');
       el('rect', { x: -0.42 * S, y: -0.42 * S, width: 0.84 * S, height: 0.84 * S, rx: 0.12 * S, class: 'body' }, g);
+      if (p.origin) {
+        // held by another owner than its first: a frame in the first owner's colour
+        g.classList.add('held');
+        g.setAttribute('data-origin', p.origin);
+        el('rect', { x: -0.33 * S, y: -0.33 * S, width: 0.66 * S, height: 0.66 * S, rx: 0.08 * S, class: `origin origin-${p.origin}` }, g);
+      }
+      const was = this.recoloured && this.recoloured.get(pt);
+      if (was) {
+        // the old colour fades out over the new one
+        g.classList.add('recoloured');
+        const old = el('rect', { x: -0.42 * S, y: -0.42 * S, width: 0.84 * S, height: 0.84 * S, rx: 0.12 * S, class: `body was was-${was}` }, g);
+        old.addEventListener('animationend', () => old.remove());
+      }
       const t = el('text', { x: 0, y: 0.015 * S, class: 'char' }, g);
       t.textContent = this.char(p);
       if (this.animate && this.animate.to === pt) {
@@ -275,6 +296,7 @@ export class Board {
       }
     }
     this.animate = null;
+    this.recoloured = null;
   }
 
   /** The point nearest to an event, if within reach. */

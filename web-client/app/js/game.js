@@ -4,13 +4,14 @@
 // the last version `v` it holds, so that a reconnect gets exactly what it missed.
 
 import { Board } from './board.js';
-import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
-import { t, sideName, errorText } from './i18n.js';
+import { SIDES } from './geometry.js';
+import { t, errorText } from './i18n.js';
 import { api, currentSession, wsUrl, ApiError } from './api.js';
 import { play, playMove } from './sound.js';
-import { refusalText, ruleLinkText } from './refusal.js';
+import { clientOf } from './clients.js';
 import { h, clear, formatClock, clockFace, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
 import { ratingChangesFor } from './players.js';
+import { anqiGamePart } from './anqi.js';
 
 const PROTOCOL = 1;
 
@@ -66,6 +67,13 @@ export function mountGame(root, id, { seat } = {}) {
     confirm: null, // 'resign' | 'draw'
     error: null,
   };
+  // the game system's hooks (clients.js): 三国象棋's until the snapshot names the variant
+  let V = clientOf('sanguo');
+  // 三国暗棋's own parts of the page (anqi.js: its disc board, panel, actions),
+  // chosen once from the game's settings in start(); null otherwise.
+  let vx = null;
+  const sideName = (side, short) => (vx ? vx.sideName(side) : V.sideName(side, short));
+  const dot = (side) => h('span', { class: `dot dot-${V.colour(side)}` });
   // for tests and debugging: the state, and a simulated network drop
   window.__sanguo = { state: st, drop: () => ws && ws.close() };
   let ws = null;
@@ -81,6 +89,7 @@ export function mountGame(root, id, { seat } = {}) {
   const boardWrap = h('div', { class: 'board-wrap' });
   const statusLine = h('div', { class: 'status-line', id: 'status-line', 'aria-live': 'polite' });
   const clocksEl = h('div', { class: 'clocks', id: 'clocks' });
+  const variantEl = h('div', { id: 'variant-panel' });
   const notesEl = h('div', { class: 'notes', id: 'notes', 'aria-live': 'polite' });
   const inviteEl = h('div', { id: 'invite' });
   const actionsEl = h('div', { class: 'actions', id: 'actions' });
@@ -115,6 +124,7 @@ export function mountGame(root, id, { seat } = {}) {
       h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby')), h('span', { class: 'spacer' }), zoomBtn, coordsBtn, flipBtn),
       statusLine,
       clocksEl,
+      variantEl,
       notesEl,
       inviteEl,
       actionsEl,
@@ -127,9 +137,26 @@ export function mountGame(root, id, { seat } = {}) {
   );
   root.appendChild(gameEl);
 
-  const board = new Board(boardWrap, { onMove: (from, to) => sendMove(from, to), onRefused: (from, to) => explainRefusal(from, to) });
+  const newBoard = (variant) => new Board(boardWrap, { variant, onMove: (from, to) => sendMove(from, to), onRefused: (from, to) => explainRefusal(from, to) });
+  let board = newBoard('sanguo');
+  // the snapshot names the game system: its board replaces the first one
+  function useVariant(variant) {
+    const key = variant || 'sanguo';
+    if (vx) return; // 三国暗棋 draws its own board (anqi.js)
+    if (V.key === key && board.variant === key) return;
+    V = clientOf(key);
+    const coords = board.coords;
+    board.svg.remove();
+    board = newBoard(key);
+    board.setCoords(coords);
+    gameEl.dataset.variant = key;
+    if (st.side) board.setView(V.view(st.side));
+  }
 
-  flipBtn.addEventListener('click', () => board.setView(SIDES[(SIDES.indexOf(board.view) + 1) % 3]));
+  flipBtn.addEventListener('click', () => {
+    const views = board.desc.views.map((v) => v.side);
+    board.setView(views[(views.indexOf(board.view) + 1) % views.length]);
+  });
   // point names on the board, as the move list writes them (remembered)
   const setCoords = (on) => {
     board.setCoords(on);
@@ -169,7 +196,17 @@ export function mountGame(root, id, { seat } = {}) {
     }
     // A wrong link: say so and lead back, instead of reconnecting forever.
     try {
-      await api.game(id);
+      const snap = await api.game(id);
+      // 三国暗棋 brings its own board and panel (anqi.js); every other game
+      // system is drawn here through its hooks (clients.js)
+      if (snap.settings.variant === 'anqi' && !vx) {
+        V = clientOf('anqi');
+        board.svg.remove();
+        vx = anqiGamePart({ host: boardWrap, send, note, onRefused: () => explainRefusal(null, null) });
+        board = vx.board;
+        gameEl.dataset.variant = 'anqi';
+        setCoords(localStorage.getItem('sanguo.coords') === '1');
+      }
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
         noSuchGame();
@@ -253,7 +290,7 @@ export function mountGame(root, id, { seat } = {}) {
         else banner(null);
         everConnected = true;
         retry = 0;
-        if (st.side) board.setView(st.side);
+        if (st.side) board.setView(V.view(st.side));
         if (st.role === 'player') rememberGame(id);
         if (st.game) render(); // a second welcome: a watcher took a seat
         break;
@@ -327,25 +364,38 @@ export function mountGame(root, id, { seat } = {}) {
   }
 
   function applySnapshot(snap) {
+    useVariant(snap.settings.variant);
     loadChat();
     st.game = snap;
     st.v = snap.v;
     st.clockAt = performance.now();
     const last = snap.moves[snap.moves.length - 1];
     st.lastMove = last ? splitMove(last) : null;
+    if (vx) snap.moves.forEach((mv, i) => (st.moveChars[i] = vx.moveLabel(mv)));
     st.checks = snap.status.in_check || [];
     st.departures = snap.result ? [...snap.result.eliminations] : [...(snap.departures || [])];
     render();
     if (snap.moves.some((_, i) => !st.moveSides[i])) {
+      if (vx) {
+        // the record's moves say who played each (no placement to rebuild: the pieces are hidden)
+        api
+          .record(id)
+          .then((r) => {
+            for (const m of r.moves) st.moveSides[m.ply] = m.side;
+            renderMoves();
+          })
+          .catch(() => {});
+        return;
+      }
       api
         .record(id)
         .then((r) => {
           for (const m of r.moves) st.moveSides[m.ply] = m.side;
-          let placement = parsePlacement(r.initial_position);
+          let placement = V.placementOfText(r.initial_position);
           for (const m of r.moves) {
             const [from, to] = m.mv.split('-');
             const p = placement.get(from);
-            if (p && !st.moveChars[m.ply]) st.moveChars[m.ply] = PIECE_CHARS[p.side][p.piece];
+            if (p && !st.moveChars[m.ply]) st.moveChars[m.ply] = V.pieceChar(p);
             placement = new Map(placement);
             placement.delete(from);
             if (p) placement.set(to, p);
@@ -374,9 +424,10 @@ export function mountGame(root, id, { seat } = {}) {
         setStatus(ev.status);
         break;
       case 'moved':
-        {
-          const p = parsePlacement(g.status.position).get(ev.mv.split('-')[0]);
-          if (p) st.moveChars[ev.ply] = PIECE_CHARS[p.side][p.piece];
+        if (vx) st.moveChars[ev.ply] = vx.moveLabel(ev.mv, ev.revealed);
+        else {
+          const p = V.placement(g.status).get(ev.mv.split('-')[0]);
+          if (p) st.moveChars[ev.ply] = V.pieceChar(p);
         }
         g.moves.push(ev.mv);
         st.moveSides[ev.ply] = ev.side;
@@ -428,6 +479,17 @@ export function mountGame(root, id, { seat } = {}) {
         if (g.phase === 'live' && ev.side !== mySide()) note(ev.online ? 'good' : 'warn', t(ev.online ? 'presenceOn' : 'presenceOff', { side: sideName(ev.side) }), 6000);
         break;
       }
+      case 'noted': {
+        // a line of the variant's own record (三国演弈棋: an alliance, the 汉 force, an absorption;
+        // 三国暗棋: claims, passes, 收军 — anqi.js shows them)
+        if (vx) {
+          vx.noted(ev);
+          break;
+        }
+        const text = V.notedText(ev.text);
+        if (text) note('warn', text, 15000, 'noted');
+        break;
+      }
       case 'chat':
         st.chat.push(ev);
         renderChat();
@@ -438,12 +500,13 @@ export function mountGame(root, id, { seat } = {}) {
   }
 
   function splitMove(mv) {
+    if (vx) return vx.split(mv);
     const [from, to] = mv.split('-');
     return { from, to };
   }
 
-  function note(cls, text, ms) {
-    st.notes.push({ cls, text, until: performance.now() + ms });
+  function note(cls, text, ms, id) {
+    st.notes.push({ cls, text, until: performance.now() + ms, id });
     renderNotes();
   }
 
@@ -456,7 +519,7 @@ export function mountGame(root, id, { seat } = {}) {
     const s = st.game.status;
     if (!send({ type: 'move', ply: s.ply, mv: `${from}-${to}` })) return;
     // optimistic: show the piece on its way; the server's event follows
-    const placement = parsePlacement(s.position);
+    const placement = V.placement(s);
     const p = placement.get(from);
     placement.delete(from);
     if (p) placement.set(to, p);
@@ -473,8 +536,8 @@ export function mountGame(root, id, { seat } = {}) {
       return;
     }
     if (!from) {
-      const p = parsePlacement(s.position).get(to);
-      if (p) showRefusal({ code: 'not_your_piece', params: { piece: `${p.side}${p.piece}`, owner: p.side, turn: s.turn } });
+      const p = V.placement(s).get(to);
+      if (p) showRefusal(V.pieceRefusal(p, s.turn));
       return;
     }
     const seq = ++explainSeq;
@@ -487,10 +550,10 @@ export function mountGame(root, id, { seat } = {}) {
   }
 
   function showRefusal(refusal) {
-    const { text, rule } = refusalText(refusal);
+    const { text, rule } = V.refusalText(refusal);
     st.notes = st.notes.filter((n) => n.id !== 'refusal');
     // the rule it cites, on the rules page (a new tab: the game stays open)
-    const link = rule ? h('a', { href: `#/rules/${rule}`, target: '_blank', class: 'rule-link', 'data-rule': rule }, ruleLinkText()) : null;
+    const link = rule ? h('a', { href: `#/rules/${rule}`, target: '_blank', class: 'rule-link', 'data-rule': rule }, V.ruleLinkText()) : null;
     st.notes.push({ cls: 'bad', text, link, until: performance.now() + 12000, id: 'refusal', code: refusal.code });
     renderNotes();
   }
@@ -506,13 +569,7 @@ export function mountGame(root, id, { seat } = {}) {
     const me = mySide();
     const g = st.game;
     if (!me || !g) return [];
-    const out = [];
-    for (let i = g.moves.length - 1; i >= 0 && out.length < 2; i--) {
-      const side = st.moveSides[i];
-      if (!side || side === me) break;
-      out.unshift({ ...splitMove(g.moves[i]), side });
-    }
-    return out;
+    return V.recent(g.moves, st.moveSides, me);
   }
 
   // ---- rendering ----------------------------------------------------------
@@ -537,14 +594,18 @@ export function mountGame(root, id, { seat } = {}) {
         legal.get(from).push(to);
       }
     }
-    if (st.browse != null && st.browsePositions) {
+    if (vx) {
+      vx.renderBoard(g, { interactive: myTurn(), last: st.lastMove });
+      variantEl.replaceChildren(vx.panel(g, mySide()));
+    } else if (st.browse != null && st.browsePositions) {
       const n = st.browse;
       const m = n > 0 ? splitMove(g.moves[n - 1]) : null;
       board.update({ placement: st.browsePositions[n], legal: new Map(), last: m, recent: [], checked: [], interactive: false, mover: null });
       gameEl.dataset.browse = String(n);
     } else {
       delete gameEl.dataset.browse;
-      board.update({ placement: parsePlacement(s.position), legal, last: st.lastMove, recent: recentMoves(), checks: undefined, checked: st.checks, interactive: myTurn(), mover: myTurn() ? mySide() : null });
+      const last = st.lastMove && { ...st.lastMove, side: st.lastMove.side && V.colour(st.lastMove.side) };
+      board.update({ placement: V.placement(s), legal, last, recent: recentMoves(), checks: undefined, checked: V.checkedMarks(st.checks), interactive: myTurn(), mover: myTurn() ? V.colour(mySide()) : null });
     }
     renderBrowse();
     // status line
@@ -553,8 +614,11 @@ export function mountGame(root, id, { seat } = {}) {
     else if (g.phase === 'finished') line = t('gameOver');
     else if (myTurn()) line = t('yourTurn') + ' · ' + t('round', { n: s.round + 1 });
     else line = t('toMove', { side: sideName(s.turn) }) + ' · ' + t('round', { n: s.round + 1 });
+    // why this side moves (三国演弈棋: 被将先走 gives the move out of order)
+    const why = g.phase === 'live' ? V.turnText(s, mySide()) : null;
+    if (why) line += ` — ${why}`;
     const who = st.role === 'player' ? t('playingAs', { side: sideName(st.side) }) : st.role ? t('spectator') : t('connecting');
-    statusLine.replaceChildren(h('div', {}, line), h('div', { class: 'muted', id: 'role-line' }, who + ' · ' + tcLabel(g.settings.time_control) + ' · ' + t(g.settings.direction)));
+    statusLine.replaceChildren(h('div', {}, line), h('div', { class: 'muted', id: 'role-line' }, who + ' · ' + tcLabel(g.settings.time_control) + (vx ? '' : ' · ' + t(g.settings.direction))));
     renderClocks(true);
     renderNotes();
     renderInvite();
@@ -587,8 +651,8 @@ export function mountGame(root, id, { seat } = {}) {
         const el = h(
           'div',
           { class: `clock${s.turn === side && g.phase === 'live' ? ' turn' : ''}${out ? ' out' : ''}`, 'data-side': side },
-          h('span', { class: `piece-badge side-${side}` }, PIECE_CHARS[side].K),
-          h('span', { class: 'who' }, h('span', {}, sideName(side) + (st.side === side && st.role === 'player' ? ` (${t('you')})` : '')), h('span', { class: 'nm', 'data-bot': seatInfo && seatInfo.bot ? seatInfo.bot : null }, seatName(seatInfo)), off),
+          vx ? vx.badge(side, s) : h('span', { class: `piece-badge side-${V.colour(side)}` }, V.kingChar(side)),
+          h('span', { class: 'who' }, h('span', {}, sideName(side) + (st.side === side && st.role === 'player' ? ` (${t('you')})` : ''), ...V.clockBadges(s, side).map((b) => h('span', { class: `clock-badge ${b.cls}`, title: b.title }, b.text))), h('span', { class: 'nm', 'data-bot': seatInfo && seatInfo.bot ? seatInfo.bot : null }, seatName(seatInfo)), off),
           h('span', { style: 'text-align:right' }, time, h('br'), extra),
         );
         clocksEl.appendChild(el);
@@ -646,7 +710,7 @@ export function mountGame(root, id, { seat } = {}) {
     if (g) {
       const s = g.status;
       if (g.result) {
-        out.push(h('div', { class: 'note good result', id: 'result' }, ...describeResult(g.result, g.seats)));
+        out.push(h('div', { class: 'note good result', id: 'result' }, ...(vx ? vx.result(g.result, g.seats) : describeResult(g.result, g.seats, { sideName, colour: V.colour }))));
         if (g.settings.rated) out.push(ratingChangesFor(id));
         out.push(h('div', {}, h('a', { href: `#/r/${id}`, id: 'replay-link' }, t('replay'))));
       }
@@ -661,40 +725,17 @@ export function mountGame(root, id, { seat } = {}) {
       }
       if (g.phase === 'live') {
         if (st.checks.length) out.push(h('div', { class: 'note bad', id: 'check-note' }, t('check', { sides: st.checks.map((x) => sideName(x, true)).join(', ') })));
-        if (st.lastMove) out.push(h('div', { class: 'note' }, t('lastMove', { mv: `${st.lastMove.from}-${st.lastMove.to}` })));
-        if (s.pending_offer) {
+        if (st.lastMove && !vx) out.push(h('div', { class: 'note' }, t('lastMove', { mv: `${st.lastMove.from}-${st.lastMove.to}` })));
+        if (vx) out.push(...vx.notes(g));
+        else if (s.pending_offer) {
           const po = s.pending_offer;
           out.push(h('div', { class: 'note warn', id: 'offer-note' }, t('drawOffered', { by: sideName(po.by), waiting: po.waiting.map((x) => sideName(x, true)).join(', ') || '—' })));
         }
-        for (const c of counterNotes(s)) out.push(h('div', { class: 'note warn counter' }, c));
+        if (!vx) for (const n of V.statusNotes(s, mySide(), st.game.limits)) out.push(h('div', { class: `note ${n.cls}`, id: n.id ? `${n.id}-note` : null, 'data-reason': n.reason || null }, n.text));
       }
     }
     for (const n of st.notes) out.push(h('div', { class: `note ${n.cls}`, id: n.id ? `${n.id}-note` : null, 'data-code': n.code || null }, n.text, n.link ? ' ' : null, n.link || null));
     notesEl.replaceChildren(...out);
-  }
-
-  function counterNotes(s) {
-    // the limits come from the server (the snapshot's `limits`), never from the client's own idea of §6
-    const c = s.counters;
-    const L = st.game.limits;
-    const phase3 = s.live.length === 3;
-    const k = phase3 ? 0 : 1;
-    const res = [];
-    const np = L.no_progress_plies[k];
-    if (c.plies_without_progress >= np * 0.6) res.push(t('c_noProgress', { n: c.plies_without_progress, max: np }));
-    if (!phase3 && c.phase2_plies >= L.phase2_plies / 2) res.push(t('c_phase2', { n: c.phase2_plies, max: L.phase2_plies }));
-    const consecMax = L.consecutive_checks[k];
-    const cumMax = L.cumulative_checks[k];
-    SIDES.forEach((by, i) =>
-      SIDES.forEach((on, j) => {
-        if (i === j) return;
-        const n = c.consecutive_checks[i][j];
-        if (n >= Math.max(2, consecMax - 3)) res.push(t('c_consec', { by: sideName(by, true), on: sideName(on, true), n, max: consecMax }));
-        const m = c.cumulative_checks[i][j];
-        if (m >= cumMax * 0.6) res.push(t('c_cumul', { by: sideName(by, true), on: sideName(on, true), n: m, max: cumMax }));
-      }),
-    );
-    return res;
   }
 
   function renderInvite() {
@@ -708,7 +749,7 @@ export function mountGame(root, id, { seat } = {}) {
       const seatInfo = g.seats[idx];
       const url = `${location.origin}${location.pathname}#/g/${id}?seat=${side}`;
       if (seatInfo) {
-        rows.push(h('div', { class: 'invite-row' }, h('span', { class: `dot dot-${side}` }), sideName(side), ': ', seatName(seatInfo)));
+        rows.push(h('div', { class: 'invite-row' }, dot(side), sideName(side), ': ', seatName(seatInfo)));
       } else {
         const input = h('input', { value: url, readonly: '', 'data-invite': side });
         const btn = h('button', { type: 'button', class: 'small' }, t('copy'));
@@ -721,7 +762,7 @@ export function mountGame(root, id, { seat } = {}) {
           }
           btn.textContent = t('copied');
         });
-        const row = h('div', { class: 'invite-row' }, h('span', { class: `dot dot-${side}` }), sideName(side, true), input, btn);
+        const row = h('div', { class: 'invite-row' }, dot(side), sideName(side, true), input, btn);
         if (st.role !== 'player') {
           // a watcher may sit down here; the server then welcomes this connection as the player
           const sit = h('button', { type: 'button', class: 'small primary', 'data-sit': side }, t('join'));
@@ -765,7 +806,7 @@ export function mountGame(root, id, { seat } = {}) {
       again.addEventListener('click', async () => {
         const s = g.settings;
         try {
-          const snap = await api.createGame({ variant: s.variant || 'sanguo', time_control: s.time_control, direction: s.direction, public: s.public, players_chat: s.players_chat, grace_ms: s.grace_ms });
+          const snap = await api.createGame({ variant: s.variant || 'sanguo', anqi: s.anqi, time_control: s.time_control, direction: s.direction, public: s.public, players_chat: s.players_chat, grace_ms: s.grace_ms });
           rememberCreated(snap.id);
           send({ type: 'chat', channel: s.players_chat ? 'players' : 'spectators', text: `${t('rematchChat')} #/g/${snap.id}?seat=any` });
           location.hash = `#/g/${snap.id}?seat=${me}`;
@@ -780,24 +821,29 @@ export function mountGame(root, id, { seat } = {}) {
       actionsEl.replaceChildren();
       return;
     }
+    if (vx) {
+      vx.actions(g, me, { actionsEl, confirmEl, t, render: renderActions });
+      return;
+    }
     const s = g.status;
     const phase3 = s.live.length === 3;
-    const offersLeft = st.game.limits.draw_offers_per_side - s.counters.draw_offers_made[SIDES.indexOf(me)];
+    // null: no limit on the number of offers (三国演弈棋)
+    const offersLeft = V.offersLeft(s, st.game.limits, me);
     const resign = h('button', { type: 'button', class: 'danger', id: 'resign-btn' }, t('resign'));
     resign.addEventListener('click', () => {
       st.confirm = 'resign';
       renderActions();
     });
     const offer = h('button', { type: 'button', id: 'offer-btn' }, t('offerDraw'));
-    offer.disabled = offersLeft <= 0 || !!s.pending_offer;
+    offer.disabled = (offersLeft !== null && offersLeft <= 0) || !!s.pending_offer || !V.canOffer(s, me);
     offer.addEventListener('click', () => {
       st.confirm = 'draw';
       renderActions();
     });
-    buttons.push(resign, offer, h('span', { class: 'muted' }, t('offersLeft', { n: offersLeft })));
+    buttons.push(resign, offer, offersLeft === null ? null : h('span', { class: 'muted' }, t('offersLeft', { n: offersLeft })));
     actionsEl.replaceChildren(...buttons);
     const premature = () => {
-      if (s.round >= st.game.limits.min_rounds_for_requests) return [];
+      if (!V.premature() || s.round >= st.game.limits.min_rounds_for_requests) return [];
       const warned = s.counters.warnings[SIDES.indexOf(me)] > 0;
       return [h('p', { class: warned ? 'note bad' : 'note warn' }, warned ? t('prematureLoses') : t('prematureWarn', { n: s.round }))];
     };
@@ -835,10 +881,11 @@ export function mountGame(root, id, { seat } = {}) {
     const shown = st.browse != null ? st.browse - 1 : g.moves.length - 1;
     const items = g.moves.map((mv, i) => {
       const side = st.moveSides[i];
-      const e = h('span', { class: `mv${i === shown ? ' cur' : ''}`, 'data-ply': String(i) }, `${i + 1}. `, side ? h('span', { class: `dot dot-${side}` }) : '', st.moveChars[i] ? `${st.moveChars[i]} ` : '', mv);
-      e.addEventListener('click', () => browseTo(i + 1));
+      const e = h('span', { class: `mv${i === shown ? ' cur' : ''}`, 'data-ply': String(i) }, `${i + 1}. `, side ? dot(side) : '', st.moveChars[i] ? `${st.moveChars[i]} ` : '', mv);
+      if (V.browsable) e.addEventListener('click', () => browseTo(i + 1));
       return e;
     });
+    movesEl.classList.toggle('clickable', !!V.browsable);
     movesEl.replaceChildren(...items);
     if (st.browse == null) movesEl.scrollTop = movesEl.scrollHeight;
   }
@@ -848,6 +895,10 @@ export function mountGame(root, id, { seat } = {}) {
   // move its departure follows). No rule is applied.
   async function browseTo(n) {
     const g = st.game;
+    if (vx) {
+      location.hash = `#/r/${id}`;
+      return;
+    }
     if (n >= g.moves.length) {
       st.browse = null;
       render();
@@ -856,7 +907,7 @@ export function mountGame(root, id, { seat } = {}) {
     if (!st.browsePositions || st.browsePositions.length <= n) {
       try {
         const r = await api.record(id);
-        let placement = parsePlacement(r.initial_position);
+        let placement = V.placementOfText(r.initial_position);
         const positions = [new Map(placement)];
         r.moves.forEach((m, i) => {
           placement = new Map(placement);
@@ -916,7 +967,7 @@ export function mountGame(root, id, { seat } = {}) {
   function renderChat() {
     chatLog.replaceChildren(
       ...st.chat.map((c) =>
-        h('div', { class: 'chat-line' }, c.side ? h('span', { class: `dot dot-${c.side}` }) : '', h('strong', {}, c.from), c.channel === 'spectators' && st.role === 'player' ? ` (${t('chatSpectators')})` : '', ': ', ...chatText(c.text)),
+        h('div', { class: 'chat-line' }, c.side ? dot(c.side) : '', h('strong', {}, c.from), c.channel === 'spectators' && st.role === 'player' ? ` (${t('chatSpectators')})` : '', ': ', ...chatText(c.text)),
       ),
     );
     chatLog.scrollTop = chatLog.scrollHeight;

@@ -9,6 +9,8 @@ import { myGames, rememberCreated } from './game.js';
 import { boardsCard } from './tournament.js';
 import { variants } from './variants.js';
 import { pairingCard } from './players.js';
+import { anqiOptionsForm } from './anqi.js';
+import { clientOf } from './clients.js';
 
 export const PRESETS = {
   fischer: { base_ms: 600000, increment_ms: 5000 },
@@ -57,7 +59,7 @@ export function mountLobby(root, navigate) {
     'div',
     { class: 'form-row', id: 'bot-seats' },
     h('span', {}, t('seatBots')),
-    SIDES.map((s, i) => h('label', { class: 'inline' }, h('span', { class: `dot dot-${s}` }), sideName(s, true), ' ', botSels[i])),
+    SIDES.map((s, i) => h('label', { class: 'inline', 'data-seat-label': s }, h('span', { class: `dot dot-${s}` }), h('span', { class: 'seat-name' }, sideName(s, true)), ' ', botSels[i])),
   );
   const errorEl = h('div', { class: 'note bad', hidden: true, id: 'create-error' });
   // The game systems come from the server: the ones not playable yet are shown, disabled.
@@ -70,6 +72,20 @@ export function mountLobby(root, navigate) {
     );
     filterSel.replaceChildren(h('option', { value: '' }, t('allVariants')), ...vs.map((v) => h('option', { value: v.key }, variantName(v.key))));
   }
+  // 三国暗棋's own settings, shown when it is the chosen game
+  const anqiForm = anqiOptionsForm();
+  const showVariantOptions = () => (anqiForm.el.hidden = variantSel.value !== 'anqi');
+  variantSel.addEventListener('change', showVariantOptions);
+  // the seats are named in the chosen game's words (三国演弈棋: W 吴, B 魏, Y 蜀)
+  variantSel.addEventListener('change', () => {
+    const V = clientOf(variantSel.value);
+    SIDES.forEach((s, i) => {
+      seatSel.options[i + 1].textContent = V.sideName(s);
+      const label = botsRow.querySelector(`[data-seat-label="${s}"]`);
+      label.querySelector('.dot').className = `dot dot-${V.colour(s)}`;
+      label.querySelector('.seat-name').textContent = V.sideName(s, true);
+    });
+  });
   filterSel.addEventListener('change', () => {
     clearTimeout(timer);
     refresh();
@@ -78,6 +94,7 @@ export function mountLobby(root, navigate) {
     'form',
     { id: 'create-form' },
     h('div', { class: 'form-row' }, h('label', { for: 'variant' }, t('variant')), variantSel),
+    anqiForm.el,
     h('div', { class: 'form-row' }, h('label', { for: 'preset' }, t('timeControl')), preset),
     custom,
     h('div', { class: 'form-row' }, h('span', {}, t('direction')), radio('direction', 'ccw', t('ccw'), true), radio('direction', 'cw', t('cw'), false)),
@@ -106,6 +123,7 @@ export function mountLobby(root, navigate) {
       public: form.querySelector('input[name=visibility]:checked').value === 'public',
       players_chat: document.getElementById('players-chat').checked,
     };
+    if (body.variant === 'anqi') body.anqi = anqiForm.value();
     const bots = {};
     SIDES.forEach((s, i) => {
       if (botSels[i].value) bots[s] = Number(botSels[i].value);
@@ -172,7 +190,7 @@ export function mountLobby(root, navigate) {
         h(
           'div',
           g.seats[i] && g.seats[i].bot ? { class: 'seat-bot', 'data-bot': g.seats[i].bot } : {},
-          h('span', { class: `dot dot-${s}` }),
+          h('span', { class: `dot dot-${clientOf(g.settings.variant).colour(s)}` }),
           g.seats[i] ? seatName(g.seats[i]) : h('span', { class: 'seat-free' }, t('free')),
         ),
       ),
@@ -224,7 +242,7 @@ export function mountLobby(root, navigate) {
       mineEl.replaceChildren(table(mine.map((g) => ({ ...g, ply: g.status.ply })), (g) => [link(`#/g/${g.id}`, t('resume'), 'primary')]));
       openEl.replaceChildren(
         table(open, (g) => [
-          ...SIDES.filter((s, i) => !g.seats[i]).map((s) => link(`#/g/${g.id}?seat=${s}`, `${t('join')} ${sideName(s, true)}`, 'primary')),
+          ...SIDES.filter((s, i) => !g.seats[i]).map((s) => link(`#/g/${g.id}?seat=${s}`, `${t('join')} ${clientOf(g.settings.variant).sideName(s, true)}`, 'primary')),
           link(`#/g/${g.id}`, t('watch')),
         ]),
       );

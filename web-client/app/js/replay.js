@@ -1,13 +1,17 @@
 // Replay of a game's record: step, jump, flip. Positions are rebuilt by moving
 // pieces from point to point (a capture replaces the piece there) and removing an
 // eliminated side's pieces after the move its departure follows; no rule is applied.
+// 三国演弈棋: an absorption named by the record recolours the pieces; the 汉 force's
+// activation (a rule, not in the record) is not replayed — its pieces stay yellow.
 
 import { Board } from './board.js';
-import { parsePlacement, SIDES, PIECE_CHARS } from './geometry.js';
-import { t, sideName, errorText } from './i18n.js';
+import { SIDES } from './geometry.js';
+import { t, errorText } from './i18n.js';
+import { clientOf } from './clients.js';
 import { api } from './api.js';
 import { h, clear, describeResult, tcLabel, formatClock } from './ui.js';
 import { ratingLines } from './players.js';
+import { mountAnqiReplay } from './anqi.js';
 
 export function mountReplay(root, id) {
   clear(root);
@@ -23,7 +27,10 @@ export function mountReplay(root, id) {
     h('div', { class: 'panel' }, h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby'))), info, controls, resultEl, h('h2', {}, t('moves')), movesEl),
   );
   root.appendChild(page);
-  const board = new Board(boardWrap, { fade: false });
+  let board = new Board(boardWrap, { fade: false });
+  // the game system's hooks, once the record names it
+  let V = clientOf('sanguo');
+  const sideName = (s, short) => V.sideName(s, short);
   let positions = [];
   let rec = null;
   let cur = 0;
@@ -43,7 +50,7 @@ export function mountReplay(root, id) {
     btn(t('end') + ' ▶|', 'rp-end', () => go(positions.length - 1)),
     btn('⟳ ' + t('flip'), 'rp-flip', () => {
       view = SIDES[(SIDES.indexOf(view) + 1) % 3];
-      board.setView(view);
+      board.setView(V.view(view));
     }),
     slider,
   );
@@ -62,7 +69,7 @@ export function mountReplay(root, id) {
     slider.value = String(cur);
     const m = cur > 0 ? rec.moves[cur - 1] : null;
     const [from, to] = m ? m.mv.split('-') : [null, null];
-    board.update({ placement: positions[cur], legal: new Map(), last: m ? { from, to } : null, checked: [], interactive: false });
+    board.update({ placement: positions[cur], legal: new Map(), last: m ? { from, to, side: V.colour(m.side) } : null, checked: [], interactive: false });
     page.dataset.ply = String(cur);
     const mover = m ? `${cur}. ${sideName(m.side, true)} ${m.mv}` : t('start');
     const clocks = m ? ' · ' + SIDES.map((s, k) => `${sideName(s, true)} ${formatClock(m.clocks_ms[k])}`).join(' / ') : '';
@@ -70,11 +77,24 @@ export function mountReplay(root, id) {
     for (const el of movesEl.children) el.classList.toggle('cur', Number(el.dataset.ply) === cur - 1);
   }
 
+  let sub = null; // a variant's own replay (三国暗棋: anqi.js)
   api
     .record(id)
-    .then((r) => {
+    .then(async (r) => {
+      // the one place that branches on the variant
+      if (r.settings.variant === 'anqi') {
+        sub = mountAnqiReplay(root, id, await api.game(id), r, { t });
+        return;
+      }
       rec = r;
-      let placement = parsePlacement(r.initial_position);
+      const variant = (r.settings && r.settings.variant) || 'sanguo';
+      if (variant !== V.key) {
+        V = clientOf(variant);
+        board.svg.remove();
+        board = new Board(boardWrap, { fade: false, variant });
+        board.setView(V.view(view));
+      }
+      let placement = V.placementOfText(r.initial_position);
       positions = [new Map(placement)];
       const deps = (r.result && r.result.eliminations) || [];
       const chars = [];
@@ -82,18 +102,25 @@ export function mountReplay(root, id) {
         placement = new Map(placement);
         const [from, to] = m.mv.split('-');
         const p = placement.get(from);
-        chars.push(p ? `${PIECE_CHARS[p.side][p.piece]} ` : '');
+        chars.push(p ? `${V.pieceChar(p)} ` : '');
         placement.delete(from);
         if (p) placement.set(to, p);
         for (const d of deps) {
-          if (d.ply === i + 1) for (const [pt, q] of [...placement]) if (q.side === d.side) placement.delete(pt);
+          if (d.ply !== i + 1) continue;
+          // a departed side's pieces leave, or change colour when the record names an absorber (三国演弈棋)
+          const gone = V.colour(d.side);
+          for (const [pt, q] of [...placement]) {
+            if (q.side !== gone) continue;
+            if (d.absorbed_by && q.piece !== 'K') placement.set(pt, { ...q, side: V.colour(d.absorbed_by), origin: q.origin || q.side });
+            else placement.delete(pt);
+          }
         }
         positions.push(placement);
       });
       slider.max = String(positions.length - 1);
       movesEl.replaceChildren(
         ...r.moves.map((m, i) => {
-          const e = h('span', { class: 'mv', 'data-ply': String(i) }, `${i + 1}. `, h('span', { class: `dot dot-${m.side}` }), chars[i], m.mv);
+          const e = h('span', { class: 'mv', 'data-ply': String(i) }, `${i + 1}. `, h('span', { class: `dot dot-${V.colour(m.side)}` }), chars[i], m.mv);
           e.addEventListener('click', () => go(i + 1));
           return e;
         }),
@@ -101,6 +128,7 @@ export function mountReplay(root, id) {
       resultEl.replaceChildren(r.result ? h('div', { class: 'note good result', id: 'result' }, ...describeResult(r.result, r.seats)) : h('div', {}));
       const changes = ratingLines(r.rating_changes, r.seats);
       if (changes) resultEl.append(h('div', { class: 'note good' }, changes));
+      resultEl.replaceChildren(r.result ? h('div', { class: 'note good result', id: 'result' }, ...describeResult(r.result, r.seats, { sideName, colour: V.colour })) : h('div', {}));
       page.dataset.loaded = 'true';
       go(positions.length - 1);
     })
@@ -111,6 +139,7 @@ export function mountReplay(root, id) {
   return {
     destroy() {
       document.removeEventListener('keydown', onKey);
+      if (sub) sub.destroy();
     },
   };
 }

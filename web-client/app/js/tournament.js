@@ -6,7 +6,8 @@
 
 import { t, sideName, errorText, variantName } from './i18n.js';
 import { api, currentSession, signIn } from './api.js';
-import { SIDES, parsePlacement } from './geometry.js';
+import { SIDES } from './geometry.js';
+import { clientOf } from './clients.js';
 import { Board } from './board.js';
 import { h, clear, tcLabel, formatClock, describeResult } from './ui.js';
 import { PRESETS } from './lobby.js';
@@ -636,18 +637,22 @@ export function mountTournament(root, id, navigate, { code } = {}) {
     const cells = live.map((tb, i) => {
       const snap = snaps[i];
       let entry = boards.get(tb.game);
+      // each board in its game system's drawing (the event's variant)
+      const variant = (snap && snap.settings.variant) || 'sanguo';
+      const V = clientOf(variant);
+      if (entry && entry.board.variant !== variant) entry = null;
       if (!entry) {
         const host = h('div', { class: 'mini-board' });
-        const board = new Board(host, { fade: false });
+        const board = new Board(host, { fade: false, variant });
         // One #board per page (the game's); the mini boards share its styles by class.
         board.svg.removeAttribute('id');
         board.svg.classList.add('mini');
         entry = { host, board };
         boards.set(tb.game, entry);
       }
-      if (snap) entry.board.update({ placement: parsePlacement(snap.status.position), legal: new Map(), last: null, checked: [], interactive: false });
+      if (snap) entry.board.update({ placement: V.placement(snap.status), legal: new Map(), last: null, checked: [], interactive: false });
       const clocks = snap
-        ? SIDES.map((s, k) => h('span', { class: `clock-mini${snap.status.clocks[k].running ? ' running' : ''}` }, h('span', { class: `dot dot-${s}` }), formatClock(snap.status.clocks[k].remaining_ms), ' '))
+        ? SIDES.map((s, k) => h('span', { class: `clock-mini${snap.status.clocks[k].running ? ' running' : ''}` }, h('span', { class: `dot dot-${V.colour(s)}` }), formatClock(snap.status.clocks[k].remaining_ms), ' '))
         : [];
       return h(
         'div',

@@ -1,6 +1,6 @@
 // Small DOM helpers and text shared by the pages.
 
-import { t, sideName } from './i18n.js';
+import { t, sideName as defaultSideName } from './i18n.js';
 import { SIDES } from './geometry.js';
 
 /** Creates an element: h('div', {class: 'x'}, child, 'text', …). */
@@ -83,8 +83,13 @@ export function tcLabel(tc) {
   return parts.join(' ');
 }
 
-/** The result as lines of text (nodes). */
-export function describeResult(result, seats) {
+/**
+ * The result as lines of text (nodes); `names` words the seats as the game's
+ * system does ({sideName, colour}; default 三国象棋's).
+ */
+export function describeResult(result, seats, names = {}) {
+  const sideName = names.sideName || defaultSideName;
+  const colour = names.colour || ((s) => s);
   const e = result.ending;
   let head;
   switch (e.kind) {
@@ -118,13 +123,14 @@ export function describeResult(result, seats) {
         SIDES.map((s, i) => {
           const o = result.outcomes[i];
           const nm = seats && seats[i] ? ` ${seatName(seats[i])}` : '';
-          return h('span', { style: 'margin-right:.8em' }, h('span', { class: `dot dot-${s}` }), `${sideName(s, true)}${nm}: ${o ? t(`outcome_${o}`) : '—'}`);
+          return h('span', { style: 'margin-right:.8em' }, h('span', { class: `dot dot-${colour(s)}` }), `${sideName(s, true)}${nm}: ${o ? t(`outcome_${o}`) : '—'}`);
         }),
       ),
     );
   }
   for (const d of result.eliminations || []) {
     lines.push(h('div', { class: 'muted' }, t('eliminated', { side: sideName(d.side), reason: reasonText(d.reason), ply: d.ply })));
+    if (d.absorbed_by) lines.push(h('div', { class: 'muted', 'data-absorbed': d.side }, t('absorbedBy', { side: sideName(d.side, true), by: sideName(d.absorbed_by, true) })));
   }
   return lines;
 }

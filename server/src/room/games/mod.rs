@@ -21,7 +21,9 @@ use std::time::Instant;
 
 use protocol::{Departure, ErrorBody, ErrorCode, GameResult, GameSettings, Side, Status, Variant};
 
+pub mod anqi;
 pub mod sanguo;
+pub mod yanyi;
 
 /// What a seat does (or the server does on its behalf), in any variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -214,6 +216,13 @@ pub trait RoomGame: Send + Sync + std::fmt::Debug {
     fn take_secret(&mut self) -> Option<String> {
         None
     }
+
+    /// Whether a joining player's seat is drawn at random among the free
+    /// ones, whatever it asked for (三国暗棋 R-2: nobody chooses to act
+    /// first). Default: no, the seat asked for.
+    fn draws_seats(&self) -> bool {
+        false
+    }
 }
 
 /// The error for a variant rooms cannot play yet.
@@ -227,8 +236,7 @@ pub fn unavailable(variant: Variant) -> ErrorBody {
 /// Whether rooms can play `variant` (the one list of playable variants).
 pub fn is_playable(variant: Variant) -> bool {
     match variant {
-        Variant::Sanguo => true,
-        Variant::Anqi | Variant::Yanyi => false,
+        Variant::Sanguo | Variant::Anqi | Variant::Yanyi => true,
     }
 }
 
@@ -260,10 +268,10 @@ pub fn parse_command(text: &str) -> Option<Command> {
 
 /// A new game of `settings.variant` for the room `id`.
 pub fn new_game(id: &str, settings: &GameSettings) -> Result<Box<dyn RoomGame>, ErrorBody> {
-    let _ = id;
     match settings.variant {
         Variant::Sanguo => Ok(Box::new(sanguo::SanguoGame::new(settings))),
-        v @ (Variant::Anqi | Variant::Yanyi) => Err(unavailable(v)),
+        Variant::Anqi => Ok(Box::new(anqi::AnqiRoomGame::new(id, settings)?)),
+        Variant::Yanyi => Ok(Box::new(yanyi::Yanyi::new())),
     }
 }
 
@@ -279,10 +287,11 @@ pub fn restore_game(
     secret: Option<&str>,
     events: &[(Side, String, u64)],
 ) -> Result<Box<dyn RoomGame>, String> {
-    let _ = (id, secret);
     match settings.variant {
         Variant::Sanguo => Ok(Box::new(sanguo::SanguoGame::restore(settings, initial, events)?)),
-        v @ (Variant::Anqi | Variant::Yanyi) => Err(unavailable(v).message),
+        // The public start position is the viewer form: the deal is the secret.
+        Variant::Anqi => Ok(Box::new(anqi::AnqiRoomGame::restore(id, settings, secret, events)?)),
+        Variant::Yanyi => Ok(Box::new(yanyi::restore(initial, events)?)),
     }
 }
 
@@ -292,8 +301,8 @@ pub fn restore_game(
 pub fn explain(variant: Variant, status: &Status, mv: &str) -> Result<Option<protocol::Refusal>, ErrorBody> {
     match variant {
         Variant::Sanguo => sanguo::explain(status, mv),
-        // Rooms cannot play them yet: no status of theirs exists.
-        v @ (Variant::Anqi | Variant::Yanyi) => Err(unavailable(v)),
+        Variant::Anqi => anqi::explain(status, mv),
+        Variant::Yanyi => yanyi::explain(status, mv),
     }
 }
 
@@ -312,6 +321,7 @@ pub fn has_notes(variant: Variant) -> bool {
 pub fn relist(variant: Variant, status: &Status) -> Vec<String> {
     match variant {
         Variant::Sanguo => sanguo::relist(status),
-        Variant::Anqi | Variant::Yanyi => Vec::new(),
+        Variant::Anqi => anqi::relist(status),
+        Variant::Yanyi => yanyi::relist(status),
     }
 }
