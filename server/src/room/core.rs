@@ -399,6 +399,40 @@ impl Room {
         } else {
             None
         };
+        // An arbiter's verdict stopped the clock of the seat to move: the room
+        // charged it the turn it was thinking on (as a flag or a resignation
+        // would), which no event row holds. Charge it again from the last
+        // event to the verdict, less the time the clocks stood paused.
+        if verdict.is_some()
+            && let Some(turn) = game.to_move()
+            && let Some(last) = stored.events.last()
+            && let Some(end) = stored.arbiter.iter().rev().find(|a| {
+                a.after_seq as usize == stored.events.len()
+                    && matches!(a.action, ArbiterAction::Adjudicate { .. } | ArbiterAction::Abort)
+            })
+        {
+            let mut paused_since = None;
+            let mut paused_ms = 0;
+            for a in stored
+                .arbiter
+                .iter()
+                .filter(|a| a.after_seq as usize == stored.events.len())
+            {
+                match a.action {
+                    ArbiterAction::Pause => paused_since = Some(a.at_ms),
+                    ArbiterAction::Resume => {
+                        paused_ms += paused_since.take().map_or(0, |p| a.at_ms.saturating_sub(p));
+                    }
+                    _ => {}
+                }
+                if std::ptr::eq(a, end) {
+                    break;
+                }
+            }
+            paused_ms += paused_since.map_or(0, |p| end.at_ms.saturating_sub(p));
+            clocks.start_turn(turn.into(), last.at_ms);
+            clocks.remove(turn.into(), end.at_ms.saturating_sub(paused_ms).max(last.at_ms));
+        }
         let now = stored
             .events
             .last()

@@ -706,6 +706,53 @@ fn an_arbiter_adjudicates_or_aborts_and_the_verdict_is_restored() {
 }
 
 #[test]
+fn a_verdict_charges_the_clock_that_ran_and_a_restore_shows_the_same_clocks() {
+    let tc = TimeControl {
+        base_ms: 600_000,
+        increment_ms: 0,
+        per_move_ms: None,
+        byoyomi: None,
+    };
+    let (mut room, mut ops) = live_room(tc);
+    let arbiter = player(9);
+    let mv = first_legal(&room);
+    ops.extend(room.act(Side::W, Act::Move { ply: 0, mv }, 0, 1_000, 0).unwrap().ops);
+    let thinking = turn(&room);
+    // The clocks stand paused for 2 s of the 7 s before the verdict.
+    ops.extend(
+        room.arbiter(&arbiter, ArbiterAction::Pause, "noise", 3_000, 0)
+            .unwrap()
+            .ops,
+    );
+    ops.extend(
+        room.arbiter(&arbiter, ArbiterAction::Resume, "quiet", 5_000, 0)
+            .unwrap()
+            .ops,
+    );
+    let verdict = ArbiterAction::Adjudicate {
+        outcomes: [Outcome::Draw, Outcome::Draw, Outcome::Draw],
+    };
+    ops.extend(
+        room.arbiter(&arbiter, verdict, "the hall closes", 8_000, 0)
+            .unwrap()
+            .ops,
+    );
+    let live = room.snapshot(9_000).status.clocks;
+    assert_eq!(
+        live[thinking.index()].remaining_ms,
+        600_000 - 5_000,
+        "charged the 5 s it ran"
+    );
+    let result = room.result();
+    let (restored, _, _) = Room::restore(stored_from(&room, &ops, Phase::Finished, result)).unwrap();
+    assert_eq!(
+        restored.snapshot(9_000).status.clocks,
+        live,
+        "the restored game shows the charged clocks"
+    );
+}
+
+#[test]
 fn an_arbiter_corrects_the_result_of_a_game_over_and_the_correction_is_restored() {
     let (mut room, mut ops) = live_room(TimeControl::default());
     let arbiter = player(9);
