@@ -18,7 +18,7 @@ use protocol::{
 };
 
 use super::bots;
-use super::games::{self, Command, Happened, RoomGame};
+use super::games::{self, Command, Happened, RoomGame, err};
 use crate::store::{ArbiterRow, EventRow, Op, Player, StoredGame};
 
 /// Events kept in memory for reconnecting clients; older ones cost a snapshot.
@@ -248,13 +248,6 @@ impl Step {
     /// Whether there is nothing to commit nor send.
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty() && self.events.is_empty()
-    }
-}
-
-fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
-    ErrorBody {
-        code,
-        message: message.into(),
     }
 }
 

@@ -8,7 +8,7 @@ use axum::{Json, Router};
 use protocol::tournament::{
     ArbiterAction, ArbiterEntry, ArbiterOutcome, ArbiterRequest, Board, CreateTournament, EditTournament,
     OrganizerEntry, OrganizerReason, PairingSystem, Register, RegistrationWindow, Round, Standings, Tournament,
-    TournamentStatus, Withdraw,
+    Withdraw,
 };
 use protocol::{ErrorCode, GameRecord};
 
@@ -146,6 +146,13 @@ async fn as_organizer(s: &AppState, id: &str, p: &crate::store::Player) -> Resul
     Ok(l)
 }
 
+/// The organizer acting on the tournament as a whole, with a reason (1 to
+/// 500 characters, logged): the reason is checked first, then the right.
+async fn as_organizer_for(s: &AppState, id: &str, p: &crate::store::Player, reason: &str) -> Result<Loaded, ApiError> {
+    check_reason(reason)?;
+    as_organizer(s, id, p).await
+}
+
 /// New settings before round 1 (organizer; logged with the reason).
 async fn edit(
     State(s): State<AppState>,
@@ -153,8 +160,7 @@ async fn edit(
     Authed(p): Authed,
     ApiJson(e): ApiJson<EditTournament>,
 ) -> Result<Json<Tournament>, ApiError> {
-    check_reason(&e.reason)?;
-    let l = as_organizer(&s, &id, &p).await?;
+    let l = as_organizer_for(&s, &id, &p, &e.reason).await?;
     if l.t.round > 0 {
         return Err(state_error("round 1 is paired: the settings are fixed"));
     }
@@ -188,8 +194,7 @@ async fn delete(
     Authed(p): Authed,
     ApiJson(r): ApiJson<OrganizerReason>,
 ) -> Result<StatusCode, ApiError> {
-    check_reason(&r.reason)?;
-    let l = as_organizer(&s, &id, &p).await?;
+    let l = as_organizer_for(&s, &id, &p, &r.reason).await?;
     if l.t.round > 0 {
         return Err(state_error("round 1 is paired: finish the tournament instead"));
     }
@@ -209,14 +214,11 @@ async fn finish(
     Authed(p): Authed,
     ApiJson(r): ApiJson<OrganizerReason>,
 ) -> Result<Json<Tournament>, ApiError> {
-    check_reason(&r.reason)?;
-    let l = as_organizer(&s, &id, &p).await?;
+    let l = as_organizer_for(&s, &id, &p, &r.reason).await?;
     if l.t.round == 0 {
         return Err(state_error("no round has been paired: delete the tournament instead"));
     }
-    if l.status() == TournamentStatus::Finished {
-        return Err(state_error("the tournament is over"));
-    }
+    l.refuse_when_over()?;
     if !l.round_over() {
         return Err(state_error(format!(
             "round {} is not over: finish or adjudicate its games first",
@@ -240,11 +242,8 @@ async fn registration(
     Authed(p): Authed,
     ApiJson(r): ApiJson<RegistrationWindow>,
 ) -> Result<Json<Tournament>, ApiError> {
-    check_reason(&r.reason)?;
-    let l = as_organizer(&s, &id, &p).await?;
-    if l.status() == TournamentStatus::Finished {
-        return Err(state_error("the tournament is over"));
-    }
+    let l = as_organizer_for(&s, &id, &p, &r.reason).await?;
+    l.refuse_when_over()?;
     let now = wall_ms();
     let reopens = r.closes_ms.is_none_or(|c| c > now);
     if reopens && l.t.round > 0 && matches!(l.t.settings.pairing, PairingSystem::RoundRobin { .. }) {
@@ -307,9 +306,7 @@ async fn register(
     if t.settings.registration_closes_ms.is_some_and(|c| now > c) {
         return Err(state_error("registration is closed"));
     }
-    if l.status() == TournamentStatus::Finished {
-        return Err(state_error("the tournament is over"));
-    }
+    l.refuse_when_over()?;
     if t.round > 0 && matches!(t.settings.pairing, PairingSystem::RoundRobin { .. }) {
         return Err(state_error(
             "a round robin takes no late entries once round 1 is paired",
@@ -352,9 +349,7 @@ async fn check_in(
     if e.withdrawn_after.is_some() {
         return Err(state_error("you have withdrawn"));
     }
-    if l.status() == TournamentStatus::Finished {
-        return Err(state_error("the tournament is over"));
-    }
+    l.refuse_when_over()?;
     s.store.check_in(&id, &who).await?;
     Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
 }
@@ -382,9 +377,7 @@ async fn withdraw(
     if e.withdrawn_after.is_some() {
         return Err(state_error("the player has withdrawn already"));
     }
-    if l.status() == TournamentStatus::Finished {
-        return Err(state_error("the tournament is over"));
-    }
+    l.refuse_when_over()?;
     if l.t.round == 0 {
         // Before round 1 a withdrawal is simply taking the registration back.
         s.store.unregister(&id, &who).await?;
@@ -419,9 +412,7 @@ async fn reinstate(
     if e.withdrawn_after.is_none() {
         return Err(state_error("the player has not withdrawn"));
     }
-    if l.status() == TournamentStatus::Finished {
-        return Err(state_error("the tournament is over"));
-    }
+    l.refuse_when_over()?;
     s.store.reinstate(&id, &who).await?;
     tracing::info!(tournament = %id, player = %who, by = %p.id, "reinstated");
     Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))

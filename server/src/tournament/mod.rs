@@ -176,6 +176,14 @@ impl Loaded {
             .all(|g| g.phase == Phase::Finished)
     }
 
+    /// A `tournament_state` refusal once the tournament is over.
+    pub fn refuse_when_over(&self) -> Result<(), ApiError> {
+        if self.status() == TournamentStatus::Finished {
+            return Err(state_error("the tournament is over"));
+        }
+        Ok(())
+    }
+
     /// Registration, running or finished (the last round over).
     pub fn status(&self) -> TournamentStatus {
         if self.t.round > 0 && self.t.round >= self.t.settings.rounds && self.round_over() {

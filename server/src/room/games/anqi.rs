@@ -26,7 +26,7 @@ use protocol::{
     Status, Variant,
 };
 
-use super::{BotAsk, BotSearch, Command, Happened, RoomGame};
+use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err};
 
 /// The layout and salt: the game's secret until it ends. Its `Debug` prints
 /// nothing of them.
@@ -88,13 +88,6 @@ impl std::fmt::Debug for AnqiRoomGame {
             .field("commitment", &self.commitment)
             .field("viewer", &self.game.viewer().to_string())
             .finish_non_exhaustive()
-    }
-}
-
-fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
-    ErrorBody {
-        code,
-        message: message.into(),
     }
 }
 
@@ -167,31 +160,6 @@ fn engine_command(cmd: &Command) -> Result<anqi_engine::Command, ErrorBody> {
         Command::AnswerDraw(accept) => C::Answer { accept: *accept },
         Command::Timeout => C::Timeout,
         Command::Abandon => C::Abandon,
-    })
-}
-
-/// The stored text of a command (the events table's `action`), as 三国象棋's.
-fn command_text_of(cmd: &Command) -> String {
-    match cmd {
-        Command::Play(mv) => format!("move {mv}"),
-        Command::Resign => "resign".into(),
-        Command::OfferDraw => "offer_draw".into(),
-        Command::AnswerDraw(true) => "accept_draw".into(),
-        Command::AnswerDraw(false) => "decline_draw".into(),
-        Command::Timeout => "timeout".into(),
-        Command::Abandon => "abandon".into(),
-    }
-}
-
-fn parse_command_text(s: &str) -> Option<Command> {
-    Some(match s {
-        "resign" => Command::Resign,
-        "offer_draw" => Command::OfferDraw,
-        "accept_draw" => Command::AnswerDraw(true),
-        "decline_draw" => Command::AnswerDraw(false),
-        "timeout" => Command::Timeout,
-        "abandon" => Command::Abandon,
-        _ => Command::Play(s.strip_prefix("move ")?.to_owned()),
     })
 }
 
@@ -345,7 +313,7 @@ impl AnqiRoomGame {
             .ok_or_else(|| format!("game {id}: its deal is missing or unreadable"))?;
         let mut g = Self::from_secret(id, options, secret, true)?;
         for (i, (side, text, at)) in events.iter().enumerate() {
-            let cmd = parse_command_text(text).ok_or_else(|| format!("event {i}: bad action {text:?}"))?;
+            let cmd = super::parse_command(text).ok_or_else(|| format!("event {i}: bad action {text:?}"))?;
             g.apply(*side, cmd, *at)
                 .map_err(|e| format!("event {i} ({text}) does not replay: {}", e.message))?;
         }
@@ -674,10 +642,6 @@ impl RoomGame for AnqiRoomGame {
             }));
         }
         notes
-    }
-
-    fn command_text(&self, cmd: &Command) -> String {
-        command_text_of(cmd)
     }
 
     /// `bot::anqi` on the viewer form: the layout never enters the closure.

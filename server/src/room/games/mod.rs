@@ -225,6 +225,14 @@ pub trait RoomGame: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// A refusal with its code and words (every adapter's errors).
+pub(crate) fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
+    ErrorBody {
+        code,
+        message: message.into(),
+    }
+}
+
 /// The error for a variant rooms cannot play yet.
 pub fn unavailable(variant: Variant) -> ErrorBody {
     ErrorBody {

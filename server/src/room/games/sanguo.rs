@@ -12,19 +12,12 @@ use protocol::{
     Counters, Departure, ErrorBody, ErrorCode, GameResult, GameSettings, PendingOffer, Side, Status, Variant,
 };
 
-use super::{BotAsk, BotSearch, Command, Happened, RoomGame};
+use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err};
 
 /// A 三国象棋 game in a room.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SanguoGame {
     game: Game,
-}
-
-fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
-    ErrorBody {
-        code,
-        message: message.into(),
-    }
 }
 
 fn game_error(e: &GameError) -> ErrorBody {

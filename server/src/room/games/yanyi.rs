@@ -30,7 +30,7 @@ use protocol::{
     Side, Status, Variant,
 };
 
-use super::{BotAsk, BotSearch, Command, Happened, RoomGame, parse_command};
+use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err, parse_command};
 
 const POINTS: usize = engine::yanyi::board::NUM_POINTS;
 
@@ -46,13 +46,6 @@ pub struct Yanyi {
     origin: [Option<Colour>; POINTS],
     /// Every `Noted` line so far, for snapshots and the record.
     notes: Vec<protocol::Note>,
-}
-
-fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
-    ErrorBody {
-        code,
-        message: message.into(),
-    }
 }
 
 fn game_error(e: &GameError) -> ErrorBody {
