@@ -213,6 +213,10 @@ pub enum Op {
     /// The game's secret is new (三国暗棋: the layout and salt): kept where
     /// only rooms read it (`game_secrets`), replacing an older one.
     Secret(String),
+    /// A finished game's own public record lines (the spectators' view,
+    /// `RoomGame::notes`), kept in `game_notes` so that its record is read,
+    /// not replayed. Written with the finish, replacing older ones.
+    Notes(Vec<protocol::Note>),
     /// The game changes phase (with its result when it finishes).
     Phase {
         /// The new phase.
@@ -962,6 +966,16 @@ impl Store {
                 .await?;
             }
             Op::Secret(secret) => Self::write_secret(conn, game, secret).await?,
+            Op::Notes(notes) => {
+                sqlx::query(
+                    "INSERT INTO game_notes (game_id, notes) VALUES ($1, $2) \
+                     ON CONFLICT (game_id) DO UPDATE SET notes = excluded.notes",
+                )
+                .bind(game)
+                .bind(json(notes))
+                .execute(conn)
+                .await?;
+            }
             Op::Phase { phase, result, wall_ms } => {
                 sqlx::query("UPDATE games SET phase = $1, result = $2, finished_ms = $3 WHERE id = $4")
                     .bind(phase.as_str())
@@ -1062,6 +1076,17 @@ impl Store {
             .max()
             .unwrap_or(0) as u64,
         }))
+    }
+
+    /// The record lines a finished game kept when it finished (`None`: none
+    /// stored — a game of a variant without them, one not finished, or one
+    /// finished before `game_notes` existed).
+    pub async fn finished_notes(&self, id: &str) -> Result<Option<Vec<protocol::Note>>, StoreError> {
+        let row = sqlx::query("SELECT notes FROM game_notes WHERE game_id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| from_json(&r.try_get::<String, _>("notes")?)).transpose()
     }
 
     /// A game's arbiter actions in order.

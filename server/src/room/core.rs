@@ -514,6 +514,15 @@ impl Room {
         status
     }
 
+    /// With the finish, the store keeps the game's own record lines as the
+    /// spectators see them (the record of a finished game reads them, it does
+    /// not replay the game): variants that have them only.
+    fn keep_notes(&self, step: &mut Step, now: u64) {
+        if games::has_notes(self.settings.variant) {
+            step.ops.push(Op::Notes(self.view(Viewer::Spectator, now).notes));
+        }
+    }
+
     /// The result: the game's, or the arbiter's verdict.
     pub fn result(&self) -> Option<GameResult> {
         self.verdict.clone().or_else(|| self.game.result())
@@ -1006,6 +1015,7 @@ impl Room {
         }
         if finished {
             self.phase = Phase::Finished;
+            self.keep_notes(step, now);
             step.ops.push(Op::Phase {
                 phase: Phase::Finished,
                 result: self.result(),
@@ -1181,6 +1191,7 @@ impl Room {
             },
         );
         if let Some(result) = verdict {
+            self.keep_notes(&mut step, now);
             step.ops.push(Op::Phase {
                 phase: Phase::Finished,
                 result: Some(result.clone()),
