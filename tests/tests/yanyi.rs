@@ -384,7 +384,9 @@ async fn a_finished_games_notes_are_stored_with_its_finish_and_its_record_reads_
     // nothing is kept before the finish: the record of a live game asks its room
     let mut c = PgConnection::connect(&db.url).await.expect("db");
     assert_eq!(stored_notes(&mut c, &t.game).await, None);
-    assert_eq!(t.api.record(&t.game).await.notes, live);
+    let record = t.api.record(&t.game).await;
+    assert_eq!(record.notes, live);
+    assert_eq!(record.moves.len(), ABSORPTION_LINE.len(), "the mating move is in the record");
 
     // 蜀 resigns: 吴 wins; the finish kept the lines.
     t.players[2].send(&protocol::ClientMsg::Resign).await;

@@ -605,7 +605,7 @@ export function mountGame(root, id, { seat } = {}) {
     } else {
       delete gameEl.dataset.browse;
       const last = st.lastMove && { ...st.lastMove, side: st.lastMove.side && V.colour(st.lastMove.side) };
-      board.update({ placement: V.placement(s), legal, last, recent: recentMoves(), checks: undefined, checked: V.checkedMarks(st.checks), interactive: myTurn(), mover: myTurn() ? V.colour(mySide()) : null });
+      board.update({ placement: V.placement(s), legal, last, recent: recentMoves(), checks: undefined, checked: V.checkedMarks(st.checks), allied: V.alliedMarks ? V.alliedMarks(s) : [], interactive: myTurn(), mover: myTurn() ? V.colour(mySide()) : null });
     }
     renderBrowse();
     // status line
