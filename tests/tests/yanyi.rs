@@ -368,7 +368,7 @@ async fn a_finished_games_notes_are_stored_with_its_finish_and_its_record_reads_
         .events
         .iter()
         .find_map(|(_, e)| match e {
-            GameEvent::Eliminated(d) => Some(d.clone()),
+            GameEvent::Eliminated(d) => Some(*d),
             _ => None,
         })
         .unwrap();
@@ -386,7 +386,11 @@ async fn a_finished_games_notes_are_stored_with_its_finish_and_its_record_reads_
     assert_eq!(stored_notes(&mut c, &t.game).await, None);
     let record = t.api.record(&t.game).await;
     assert_eq!(record.notes, live);
-    assert_eq!(record.moves.len(), ABSORPTION_LINE.len(), "the mating move is in the record");
+    assert_eq!(
+        record.moves.len(),
+        ABSORPTION_LINE.len(),
+        "the mating move is in the record"
+    );
 
     // 蜀 resigns: 吴 wins; the finish kept the lines.
     t.players[2].send(&protocol::ClientMsg::Resign).await;
