@@ -675,6 +675,12 @@ pub(crate) async fn find_game(s: &AppState, id: &str) -> Result<Option<Game>, Ap
     match s.store.game_phase(id).await? {
         None => Ok(None),
         Some(Phase::Finished) => {
+            // The final state kept with the finish: read, not replayed.
+            if let Some(snap) = s.store.finished_snapshot(id).await? {
+                let snap = Arc::new(snap);
+                s.finished.put(id, Arc::clone(&snap));
+                return Ok(Some(Game::Finished(snap)));
+            }
             let Some(stored) = s.store.load_game(id).await? else {
                 return Ok(None);
             };
@@ -791,19 +797,12 @@ async fn game_record(
 
 /// Adds the variant's own record lines to a record read from the store, as
 /// the game's room shows them to spectators ([`crate::room::core::Room::view`]:
-/// public by construction): a finished game's from `game_notes`, where its
-/// room kept them when it finished (older games: from its room, replayed). The store's part of a record is public already:
+/// public by construction): a finished game's from the final state its room
+/// kept when it finished ([`find_game`]; older games: their room, replayed). The store's part of a record is public already:
 /// the start position a game gives is its public one and the stored command
 /// texts are public (`RoomGame::initial_position`, `RoomGame::command_text`).
 pub(crate) async fn with_notes(s: &AppState, record: &mut GameRecord) -> Result<(), ApiError> {
     if !crate::room::games::has_notes(record.settings.variant) {
-        return Ok(());
-    }
-    // A finished game kept them with its finish: read, not replayed.
-    if record.phase == Phase::Finished
-        && let Some(notes) = s.store.finished_notes(&record.id).await?
-    {
-        record.notes = notes;
         return Ok(());
     }
     record.notes = match find_game(s, &record.id).await? {

@@ -328,21 +328,22 @@ const ABSORPTION_LINE: [&str; 19] = [
     "e7-d5", "p9-q9", "e17-e16", "d5-c7", "q9-p9", "e16-e17", "c7-a8", "l14-j15",
 ];
 
-/// The `game_notes` row of a game, read behind the server's back.
-async fn stored_notes(c: &mut sqlx::PgConnection, game: &str) -> Option<String> {
-    sqlx::query_as::<_, (String,)>("SELECT notes FROM game_notes WHERE game_id = $1")
+/// The `game_finals` row of a game, read behind the server's back.
+async fn stored_final(c: &mut sqlx::PgConnection, game: &str) -> Option<protocol::Snapshot> {
+    sqlx::query_as::<_, (String,)>("SELECT snapshot FROM game_finals WHERE game_id = $1")
         .bind(game)
         .fetch_optional(c)
         .await
-        .expect("game_notes")
-        .map(|(notes,)| notes)
+        .expect("game_finals")
+        .map(|(json,)| serde_json::from_str(&json).expect("a snapshot"))
 }
 
-/// A finished game's own record lines are kept with its finish and its
-/// record is served from them — not by replaying the game — and equal what
-/// the room showed live; `/state` shows the same lines.
+/// A finished game's final state, its own record lines included, is kept
+/// with its finish; its record and its state are served from it — not by
+/// replaying the game — and equal what the room showed live and what a
+/// replay shows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_finished_games_notes_are_stored_with_its_finish_and_its_record_reads_them() {
+async fn a_finished_games_final_state_is_stored_with_its_finish_and_read_not_replayed() {
     use sqlx::{Connection, PgConnection};
     let db = TestDb::create().await;
     let server = TestServer::start(TestServer::config(Some(db.url.clone())));
@@ -383,7 +384,7 @@ async fn a_finished_games_notes_are_stored_with_its_finish_and_its_record_reads_
     assert_eq!(live.iter().map(|n| n.ply).collect::<Vec<_>>(), vec![18, 18, 19]);
     // nothing is kept before the finish: the record of a live game asks its room
     let mut c = PgConnection::connect(&db.url).await.expect("db");
-    assert_eq!(stored_notes(&mut c, &t.game).await, None);
+    assert_eq!(stored_final(&mut c, &t.game).await, None);
     let record = t.api.record(&t.game).await;
     assert_eq!(record.notes, live);
     assert_eq!(
@@ -395,27 +396,60 @@ async fn a_finished_games_notes_are_stored_with_its_finish_and_its_record_reads_
     // 蜀 resigns: 吴 wins; the finish kept the lines.
     t.players[2].send(&protocol::ClientMsg::Resign).await;
     t.players[0].until(|e| matches!(e, GameEvent::Finished { .. })).await;
-    let json = stored_notes(&mut c, &t.game).await.expect("stored with the finish");
-    let kept: Vec<protocol::Note> = serde_json::from_str(&json).unwrap();
-    assert_eq!(kept, live);
+    let kept = stored_final(&mut c, &t.game).await.expect("stored with the finish");
+    assert_eq!(kept.notes, live);
+    assert_eq!(kept.phase, Phase::Finished);
     let record = t.api.record(&t.game).await;
     assert_eq!(record.phase, Phase::Finished);
     assert_eq!(record.notes, live);
-    assert_eq!(t.api.state(&t.game).await.notes, live, "/state shows the same lines");
-    // Served from what was stored: a row changed behind the server's back shows
-    // in the record (a replay would recompute the original lines).
-    let marked = vec![protocol::Note {
-        ply: 19,
-        side: None,
-        text: "absorbed B W (kept)".into(),
-    }];
-    sqlx::query("UPDATE game_notes SET notes = $1 WHERE game_id = $2")
+    let in_room = t.api.state(&t.game).await;
+    assert_eq!(in_room.notes, live, "/state shows the same lines");
+
+    // A server that never held the room: its state and record come from the
+    // stored final state, equal to what a replay of the game shows.
+    let game = t.game.clone();
+    drop(t);
+    server.stop().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    let stored = api.state(&game).await;
+    assert_eq!(stored.notes, live);
+    assert_eq!(stored.status, in_room.status);
+    assert_eq!(
+        (stored.moves.len(), stored.phase),
+        (ABSORPTION_LINE.len(), Phase::Finished)
+    );
+    // Served from what was stored: a row changed behind the server's back
+    // shows (a replay would recompute the original lines).
+    let mut marked = kept.clone();
+    marked.notes[2].text = "absorbed B W (kept)".into();
+    sqlx::query("UPDATE game_finals SET snapshot = $1 WHERE game_id = $2")
         .bind(serde_json::to_string(&marked).unwrap())
-        .bind(&t.game)
+        .bind(&game)
         .execute(&mut c)
         .await
         .unwrap();
-    assert_eq!(t.api.record(&t.game).await.notes, marked);
+    assert_eq!(
+        api.record(&game).await.notes,
+        stored.notes,
+        "the first read is kept in memory"
+    );
+    server.stop().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    assert_eq!(api.record(&game).await.notes, marked.notes, "read from game_finals");
+    // Without the row (a game finished before the table), a replay shows the same state.
+    sqlx::query("DELETE FROM game_finals WHERE game_id = $1")
+        .bind(&game)
+        .execute(&mut c)
+        .await
+        .unwrap();
+    server.stop().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    let replayed = api.state(&game).await;
+    assert_eq!(replayed, stored, "the stored final state is what a replay shows");
+    assert_eq!(api.record(&game).await.notes, live);
     let _ = c.close().await;
     server.stop().await;
 }

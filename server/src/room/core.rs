@@ -514,12 +514,13 @@ impl Room {
         status
     }
 
-    /// With the finish, the store keeps the game's own record lines as the
-    /// spectators see them (the record of a finished game reads them, it does
-    /// not replay the game): variants that have them only.
-    fn keep_notes(&self, step: &mut Step, now: u64) {
+    /// With the finish, the store keeps the game's final state as the
+    /// spectators see it, its own record lines included (the record and the
+    /// state of a finished game read it, they do not replay the game):
+    /// variants with record lines of their own only.
+    fn keep_final(&self, step: &mut Step, now: u64) {
         if games::has_notes(self.settings.variant) {
-            step.ops.push(Op::Notes(self.view(Viewer::Spectator, now).notes));
+            step.ops.push(Op::Final(Box::new(self.view(Viewer::Spectator, now))));
         }
     }
 
@@ -1015,7 +1016,7 @@ impl Room {
         }
         if finished {
             self.phase = Phase::Finished;
-            self.keep_notes(step, now);
+            self.keep_final(step, now);
             step.ops.push(Op::Phase {
                 phase: Phase::Finished,
                 result: self.result(),
@@ -1191,7 +1192,7 @@ impl Room {
             },
         );
         if let Some(result) = verdict {
-            self.keep_notes(&mut step, now);
+            self.keep_final(&mut step, now);
             step.ops.push(Op::Phase {
                 phase: Phase::Finished,
                 result: Some(result.clone()),

@@ -863,9 +863,10 @@ fn one_copy_per_distinct_viewer() {
     assert_eq!(Viewer::of(Some(Side::Y)).seat(), Some(Side::Y));
 }
 
-/// A 三国演弈棋 room keeps its record lines with its finish (the spectators'
-/// view of them, in the finishing step, before the phase): the record of a
-/// finished game reads them instead of replaying it. 三国象棋 has none to keep.
+/// A 三国演弈棋 room keeps its final state with its finish (the spectators'
+/// view, its record lines included, in the finishing step before the phase):
+/// the record and the state of a finished game read it instead of replaying
+/// it. 三国象棋 has no record lines and keeps nothing.
 #[test]
 fn the_finish_keeps_the_variants_record_lines() {
     let tc = TimeControl {
@@ -901,7 +902,7 @@ fn the_finish_keeps_the_variants_record_lines() {
             )
             .unwrap();
         assert!(
-            !step.ops.iter().any(|o| matches!(o, Op::Notes(_))),
+            !step.ops.iter().any(|o| matches!(o, Op::Final(_))),
             "nothing kept before the finish"
         );
     }
@@ -910,7 +911,10 @@ fn the_finish_keeps_the_variants_record_lines() {
     assert_eq!(texts, ["alliance B Y", "han W", "absorbed B W"]);
     // 蜀 resigns: 吴 is left, the step keeps the lines before it finishes the game
     let step = room.act(Side::Y, Act::Resign, 0, 5_000, 0).unwrap();
-    let kept = step.ops.iter().position(|o| matches!(o, Op::Notes(n) if n == &live));
+    let kept = step
+        .ops
+        .iter()
+        .position(|o| matches!(o, Op::Final(s) if s.notes == live));
     let finish = step.ops.iter().position(|o| {
         matches!(
             o,
@@ -921,6 +925,10 @@ fn the_finish_keeps_the_variants_record_lines() {
         )
     });
     assert!(kept.is_some() && finish.is_some() && kept < finish, "{:?}", step.ops);
+    let Some(Op::Final(kept)) = kept.map(|i| &step.ops[i]) else {
+        unreachable!()
+    };
+    assert_eq!(**kept, room.snapshot(5_000), "the spectators' view at the finish");
 
     // 三国象棋: nothing to keep
     let (mut room, _) = live_room(TimeControl { base_ms: 1_000, ..tc });
@@ -940,5 +948,5 @@ fn the_finish_keeps_the_variants_record_lines() {
             ..
         }
     )));
-    assert!(!ops.iter().any(|o| matches!(o, Op::Notes(_))));
+    assert!(!ops.iter().any(|o| matches!(o, Op::Final(_))));
 }
