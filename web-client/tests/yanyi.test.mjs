@@ -322,6 +322,13 @@ test('the rules page has a section on 三国演弈棋 with diagrams on its board
     const d = page.locator('[data-diagram="yanyi-pieces"] svg');
     assert.equal(await d.locator('[data-point]').count(), 225);
     assert.equal(await d.locator('[data-dest]').count(), 4);
+    // 被将先走 (§11 scenario 1) and 兵力收编 (§11 scenario 3), each with its one move
+    for (const [key, from, to] of [['yanyi-turns', 'e10', 'i10'], ['yanyi-absorb', 'm5', 'i5']]) {
+      const svg = page.locator(`#rule-${key} [data-diagram="${key}"] svg`);
+      assert.equal(await svg.locator('[data-point]').count(), 225);
+      assert.equal(await svg.locator(`[data-dest="${to}"]`).count(), 1, key);
+      assert.equal(await svg.locator(`.piece[data-at="${from}"]`).count(), 1, key);
+    }
     await ctx.close();
   }
   assert.deepEqual(errors, []);
