@@ -130,7 +130,9 @@ async fn profile(
     if id.len() > 64 {
         return Err(no_such_player());
     }
-    Ok(Json(s.store.profile_of(&id, variant).await?.ok_or_else(no_such_player)?))
+    Ok(Json(
+        s.store.profile_of(&id, variant).await?.ok_or_else(no_such_player)?,
+    ))
 }
 
 #[derive(Debug, Deserialize)]

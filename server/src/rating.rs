@@ -757,7 +757,10 @@ mod tests {
             ("g4", ["pf", "pg", "pd"], Side::Y, 40),
         ];
         for (game, players, winner, wall) in games {
-            store.create_game(game, "pa", &settings, "start", None).await.expect("game");
+            store
+                .create_game(game, "pa", &settings, "start", None)
+                .await
+                .expect("game");
             let seats: Vec<Op> = Side::ALL
                 .into_iter()
                 .zip(players)
@@ -769,18 +772,30 @@ mod tests {
                 })
                 .collect();
             store.commit(game, 1, &seats).await.expect("seats");
-            store.commit(game, 2, &finish(won_by(winner), wall)).await.expect("finish");
+            store
+                .commit(game, 2, &finish(won_by(winner), wall))
+                .await
+                .expect("finish");
         }
         let mus = |changes: &[RatingChange]| changes.iter().map(|c| (c.after.mu, c.after.sigma)).collect::<Vec<_>>();
         let g3_before = mus(&store.rating_changes_of_game("g3").await.unwrap());
         // The arbiter corrects g1: W wins.
-        store.commit("g1", 3, &finish(won_by(Side::W), 50)).await.expect("correction");
+        store
+            .commit("g1", 3, &finish(won_by(Side::W), 50))
+            .await
+            .expect("correction");
         let s0 = initial();
         let r1 = rate([s0; 3], [1, 2, 2]);
         let r2 = rate([r1[0], s0, s0], [1, 2, 2]);
         let g3 = store.rating_changes_of_game("g3").await.unwrap();
         assert_eq!(mus(&g3), g3_before, "g3 met nobody whose rating changed");
-        let g3_after = g3.iter().map(|c| WengLinRating { rating: c.after.mu, uncertainty: c.after.sigma }).collect::<Vec<_>>();
+        let g3_after = g3
+            .iter()
+            .map(|c| WengLinRating {
+                rating: c.after.mu,
+                uncertainty: c.after.sigma,
+            })
+            .collect::<Vec<_>>();
         let r4 = rate([g3_after[0], g3_after[1], r2[1]], [2, 2, 1]);
         for (game, want) in [("g1", r1), ("g2", r2), ("g4", r4)] {
             let got = store.rating_changes_of_game(game).await.unwrap();
@@ -793,15 +808,32 @@ mod tests {
         let g2 = store.rating_changes_of_game("g2").await.unwrap();
         assert_eq!(g2[0].before.mu, r1[0].rating, "g2 starts from a's corrected rating");
         // Current ratings: each player's last replayed value; counts unchanged.
-        for (player, want, games) in [("pa", r2[0], 2), ("pb", r1[1], 1), ("pe", r2[2], 1), ("pd", r4[2], 2), ("pf", r4[0], 2), ("ph", g3_after[2], 1)] {
+        for (player, want, games) in [
+            ("pa", r2[0], 2),
+            ("pb", r1[1], 1),
+            ("pe", r2[2], 1),
+            ("pd", r4[2], 2),
+            ("pf", r4[0], 2),
+            ("ph", g3_after[2], 1),
+        ] {
             let p = store.profile(player).await.unwrap().unwrap();
-            assert_eq!((p.ratings[0].current.mu, p.ratings[0].current.sigma), (want.rating, want.uncertainty), "{player}");
+            assert_eq!(
+                (p.ratings[0].current.mu, p.ratings[0].current.sigma),
+                (want.rating, want.uncertainty),
+                "{player}"
+            );
             assert_eq!(p.ratings[0].games, games, "{player}");
             assert_eq!(p.ratings[0].history.len() as u64, games, "{player}");
         }
         // The same correction again changes nothing.
-        store.commit("g1", 4, &finish(won_by(Side::W), 60)).await.expect("again");
-        assert_eq!(mus(&store.rating_changes_of_game("g4").await.unwrap()), r4.iter().map(|r| (r.rating, r.uncertainty)).collect::<Vec<_>>());
+        store
+            .commit("g1", 4, &finish(won_by(Side::W), 60))
+            .await
+            .expect("again");
+        assert_eq!(
+            mus(&store.rating_changes_of_game("g4").await.unwrap()),
+            r4.iter().map(|r| (r.rating, r.uncertainty)).collect::<Vec<_>>()
+        );
         store.close().await;
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));

@@ -107,8 +107,7 @@ impl Seek {
     /// plus `above` (both included).
     fn bounds(&self) -> Option<(i64, i64)> {
         let r = self.members[0].rating;
-        self.range
-            .map(|g| (r - i64::from(g.below), r + i64::from(g.above)))
+        self.range.map(|g| (r - i64::from(g.below), r + i64::from(g.above)))
     }
 
     fn has(&self, player: &str) -> bool {
@@ -121,7 +120,10 @@ impl Seek {
             return Some(ApiError::new(ErrorCode::AlreadySeated, "you are in this seek already"));
         }
         if self.starting || self.members.len() >= 3 {
-            return Some(ApiError::new(ErrorCode::NotOpen, "this seek is full: its game is being made"));
+            return Some(ApiError::new(
+                ErrorCode::NotOpen,
+                "this seek is full: its game is being made",
+            ));
         }
         if self.rated && !p.account {
             return Some(ApiError::new(
@@ -439,18 +441,17 @@ async fn create(
 }
 
 /// `DELETE /api/seeks/{id}`: the creator cancels its seek; a taker leaves it.
-async fn cancel(
-    State(s): State<AppState>,
-    Authed(p): Authed,
-    Path(id): Path<String>,
-) -> Result<StatusCode, ApiError> {
+async fn cancel(State(s): State<AppState>, Authed(p): Authed, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
     let mut inner = s.seeks.inner.lock().unwrap_or_else(|e| e.into_inner());
     inner.prune(Instant::now());
     let Some(k) = inner.seeks.iter().position(|k| k.id == id && k.has(&p.id)) else {
         return Err(ApiError::new(ErrorCode::NotFound, "you are in no such seek"));
     };
     if inner.seeks[k].starting {
-        return Err(ApiError::new(ErrorCode::NotOpen, "this seek is full: its game is being made"));
+        return Err(ApiError::new(
+            ErrorCode::NotOpen,
+            "this seek is full: its game is being made",
+        ));
     }
     if inner.seeks[k].members[0].player.id == p.id {
         inner.seeks.remove(k);
@@ -625,7 +626,10 @@ mod tests {
         assert_eq!(code(k.refusal(&guest, 1500)), Some(ErrorCode::RatedNeedsAccount));
         assert_eq!(code(seek(1500, Some((0, 0)), false, now).refusal(&guest, 1500)), None);
         // A member cannot take it again; a full one nobody can.
-        assert_eq!(code(k.refusal(&player("creator", true), 1600)), Some(ErrorCode::AlreadySeated));
+        assert_eq!(
+            code(k.refusal(&player("creator", true), 1600)),
+            Some(ErrorCode::AlreadySeated)
+        );
         let mut full = k.clone();
         full.starting = true;
         assert_eq!(code(full.refusal(&p, 1600)), Some(ErrorCode::NotOpen));

@@ -625,7 +625,10 @@ async fn a_rated_tournament_takes_accounts_seeds_round_one_by_rating_and_rates_a
     let want = expected(before, [2, 2, 1]);
     assert_eq!(first.iter().map(|c| c.0).collect::<Vec<_>>(), [2, 2, 1]);
     for (k, c) in first.iter().enumerate() {
-        assert!(close(Some(c.1), before[k]) && close(Some(c.2), want[k]), "seat {k}: {c:?}");
+        assert!(
+            close(Some(c.1), before[k]) && close(Some(c.2), want[k]),
+            "seat {k}: {c:?}"
+        );
     }
 
     // The arbiter corrects the result: W wins. The game is rated anew in its
@@ -648,7 +651,10 @@ async fn a_rated_tournament_takes_accounts_seeds_round_one_by_rating_and_rates_a
     let want = expected(before, [1, 3, 2]);
     assert_eq!(corrected.iter().map(|c| c.0).collect::<Vec<_>>(), [1, 3, 2]);
     for (k, c) in corrected.iter().enumerate() {
-        assert!(close(Some(c.1), before[k]) && close(Some(c.2), want[k]), "seat {k}: {c:?}");
+        assert!(
+            close(Some(c.1), before[k]) && close(Some(c.2), want[k]),
+            "seat {k}: {c:?}"
+        );
     }
     // The current ratings are the corrected ones; each still counts one game
     // more than before the tournament.
@@ -666,7 +672,12 @@ async fn an_open_seek_with_a_rating_range_admits_the_players_in_range_and_starts
     let db = TestDb::create().await;
     let server = TestServer::start(TestServer::config(Some(db.url.clone())));
     let api = Api::new(server.base());
-    let [a, b, c, far] = [api.account().await, api.account().await, api.account().await, api.account().await];
+    let [a, b, c, far] = [
+        api.account().await,
+        api.account().await,
+        api.account().await,
+        api.account().await,
+    ];
     set_rating(&db, &far.player, 2100).await;
     let guest = api.guest().await;
     let post = |token: &str, body: serde_json::Value| {
@@ -678,22 +689,34 @@ async fn an_open_seek_with_a_rating_range_admits_the_players_in_range_and_starts
         let api = api.clone();
         let token = token.to_owned();
         let path = format!("/api/seeks/{id}/join");
-        async move { api.post::<serde_json::Value>(&path, Some(&token), &serde_json::json!({})).await }
+        async move {
+            api.post::<serde_json::Value>(&path, Some(&token), &serde_json::json!({}))
+                .await
+        }
     };
     let rapid_clock = serde_json::json!({ "base_ms": 600_000, "increment_ms": 5_000 });
     // Bad seeks are refused with words: a range too wide, a clock under the
     // minimum, a guest's rated seek.
-    let e = post(&a.token, serde_json::json!({ "time_control": rapid_clock, "range": { "below": 5000, "above": 0 } }))
-        .await
-        .unwrap_err();
+    let e = post(
+        &a.token,
+        serde_json::json!({ "time_control": rapid_clock, "range": { "below": 5000, "above": 0 } }),
+    )
+    .await
+    .unwrap_err();
     assert_eq!((e.status, e.body.code), (400, ErrorCode::BadRequest));
-    let e = post(&a.token, serde_json::json!({ "time_control": { "base_ms": 0, "increment_ms": 0 } }))
-        .await
-        .unwrap_err();
+    let e = post(
+        &a.token,
+        serde_json::json!({ "time_control": { "base_ms": 0, "increment_ms": 0 } }),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(e.status, 400);
-    let e = post(&guest.token, serde_json::json!({ "time_control": rapid_clock, "rated": true }))
-        .await
-        .unwrap_err();
+    let e = post(
+        &guest.token,
+        serde_json::json!({ "time_control": rapid_clock, "rated": true }),
+    )
+    .await
+    .unwrap_err();
     assert_eq!((e.status, e.body.code), (403, ErrorCode::RatedNeedsAccount));
     let list: serde_json::Value = api.get_as("/api/seeks", &a.token).await.unwrap();
     assert_eq!(list["seeks"], serde_json::json!([]), "nothing was posted");
@@ -707,7 +730,13 @@ async fn an_open_seek_with_a_rating_range_admits_the_players_in_range_and_starts
     .unwrap();
     assert_eq!(posted["state"], "waiting");
     let id = posted["seek"]["id"].as_str().unwrap().to_owned();
-    assert_eq!((posted["seek"]["min_rating"].as_i64(), posted["seek"]["max_rating"].as_i64()), (Some(1200), Some(1800)));
+    assert_eq!(
+        (
+            posted["seek"]["min_rating"].as_i64(),
+            posted["seek"]["max_rating"].as_i64()
+        ),
+        (Some(1200), Some(1800))
+    );
     // Every lobby lists it, with what the viewer may do.
     let seen = |token: &str| {
         let api = api.clone();
@@ -715,15 +744,27 @@ async fn an_open_seek_with_a_rating_range_admits_the_players_in_range_and_starts
         let id = id.clone();
         async move {
             let list: serde_json::Value = api.get_as("/api/seeks", &token).await.unwrap();
-            list["seeks"].as_array().unwrap().iter().find(|k| k["id"] == id.as_str()).cloned()
+            list["seeks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|k| k["id"] == id.as_str())
+                .cloned()
         }
     };
     let for_far = seen(&far.token).await.expect("listed");
     assert_eq!(
-        (for_far["you"]["rating"].as_i64(), for_far["you"]["may_join"].as_bool(), for_far["you"]["refusal"]["code"].as_str()),
+        (
+            for_far["you"]["rating"].as_i64(),
+            for_far["you"]["may_join"].as_bool(),
+            for_far["you"]["refusal"]["code"].as_str()
+        ),
         (Some(2100), Some(false), Some("out_of_rating_range"))
     );
-    assert_eq!(seen(&guest.token).await.unwrap()["you"]["refusal"]["code"], "rated_needs_account");
+    assert_eq!(
+        seen(&guest.token).await.unwrap()["you"]["refusal"]["code"],
+        "rated_needs_account"
+    );
     assert_eq!(seen(&b.token).await.unwrap()["you"]["may_join"], true);
     assert_eq!(seen(&a.token).await.unwrap()["you"]["member"], true);
     // Outside the range, or a guest: refused with words, nothing changes.
@@ -738,14 +779,23 @@ async fn an_open_seek_with_a_rating_range_admits_the_players_in_range_and_starts
 
     // B takes it and waits; C's take fills it: a rated 10+5 game of the three, seats drawn.
     let st = join(&b.token, &id).await.unwrap();
-    assert_eq!((st["state"].as_str(), st["seek"]["players"].as_array().map(Vec::len)), (Some("waiting"), Some(2)));
+    assert_eq!(
+        (st["state"].as_str(), st["seek"]["players"].as_array().map(Vec::len)),
+        (Some("waiting"), Some(2))
+    );
     let st = join(&c.token, &id).await.unwrap();
     assert_eq!(st["state"], "matched", "{st}");
     let game = st["game"].as_str().unwrap().to_owned();
     let snap = api.state(&game).await;
     assert!(snap.settings.rated);
     assert_eq!(snap.phase, protocol::Phase::Live);
-    assert_eq!((snap.settings.time_control.base_ms, snap.settings.time_control.increment_ms), (600_000, 5_000));
+    assert_eq!(
+        (
+            snap.settings.time_control.base_ms,
+            snap.settings.time_control.increment_ms
+        ),
+        (600_000, 5_000)
+    );
     let mut seated: Vec<&str> = snap.seats.iter().flatten().map(|s| s.player.as_str()).collect();
     seated.sort_unstable();
     let mut want = vec![a.player.as_str(), b.player.as_str(), c.player.as_str()];
@@ -762,23 +812,48 @@ async fn an_open_seek_with_a_rating_range_admits_the_players_in_range_and_starts
 
     // A casual seek: the creator cancels it and it is gone; a taker who
     // leaves another leaves only itself.
-    let posted = post(&far.token, serde_json::json!({ "time_control": rapid_clock })).await.unwrap();
+    let posted = post(&far.token, serde_json::json!({ "time_control": rapid_clock }))
+        .await
+        .unwrap();
     let id2 = posted["seek"]["id"].as_str().unwrap().to_owned();
-    assert_eq!(join(&guest.token, &id2).await.unwrap()["state"], "waiting", "a casual seek takes guests");
+    assert_eq!(
+        join(&guest.token, &id2).await.unwrap()["state"],
+        "waiting",
+        "a casual seek takes guests"
+    );
     let gone = api
-        .send(reqwest::Method::DELETE, &format!("/api/seeks/{id2}"), Some(&guest.token), &serde_json::json!({}))
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/seeks/{id2}"),
+            Some(&guest.token),
+            &serde_json::json!({}),
+        )
         .await;
     assert_eq!(gone.0, 204);
     let list: serde_json::Value = api.get_as("/api/seeks", &far.token).await.unwrap();
-    assert_eq!(list["seeks"][0]["players"].as_array().unwrap().len(), 1, "the guest left");
+    assert_eq!(
+        list["seeks"][0]["players"].as_array().unwrap().len(),
+        1,
+        "the guest left"
+    );
     let gone = api
-        .send(reqwest::Method::DELETE, &format!("/api/seeks/{id2}"), Some(&far.token), &serde_json::json!({}))
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/seeks/{id2}"),
+            Some(&far.token),
+            &serde_json::json!({}),
+        )
         .await;
     assert_eq!(gone.0, 204);
     let list: serde_json::Value = api.get_as("/api/seeks", &far.token).await.unwrap();
     assert!(list["seeks"].as_array().unwrap().is_empty(), "the creator cancelled it");
     let gone = api
-        .send(reqwest::Method::DELETE, &format!("/api/seeks/{id2}"), Some(&far.token), &serde_json::json!({}))
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/seeks/{id2}"),
+            Some(&far.token),
+            &serde_json::json!({}),
+        )
         .await;
     assert_eq!(gone.0, 404);
     server.stop().await;

@@ -226,7 +226,10 @@ impl Store {
         }
         let q = format!(
             "SELECT player_id, rating FROM ratings WHERE variant = $1 AND class = $2 AND player_id IN ({})",
-            (3..players.len() + 3).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+            (3..players.len() + 3)
+                .map(|i| format!("${i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         let mut query = sqlx::query(&q).bind(variant.key()).bind(class.key());
         for p in players {

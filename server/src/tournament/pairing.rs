@@ -418,7 +418,16 @@ mod tests {
     fn round_one_puts_the_unrated_after_the_rated_by_seed_and_they_take_the_byes() {
         // 0, 3 and 5 unrated; 8 players: two byes, the two lowest (the last
         // unrated by seed).
-        let r = [None, Some(1500), Some(1600), None, Some(1500), None, Some(1700), Some(1400)];
+        let r = [
+            None,
+            Some(1500),
+            Some(1600),
+            None,
+            Some(1500),
+            None,
+            Some(1700),
+            Some(1400),
+        ];
         let p = first_round_by_rating(&r, &fresh(8)).expect("some rated");
         // Order: 6 (1700), 2 (1600), 1 and 4 (1500, by seed), 7 (1400), then
         // 0 3 5; thirds 6 2 | 1 4 | 7 0.
