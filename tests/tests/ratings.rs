@@ -858,3 +858,98 @@ async fn an_open_seek_with_a_rating_range_admits_the_players_in_range_and_starts
     assert_eq!(gone.0, 404);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_tournaments_bot_table_plays_casual_and_a_registered_guest_keeps_an_event_casual() {
+    use protocol::tournament::{Round, Tournament};
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    let org = api.account().await;
+    let create = |body: serde_json::Value| {
+        let api = api.clone();
+        let token = org.token.clone();
+        async move {
+            api.post::<Tournament>("/api/tournaments", Some(&token), &body)
+                .await
+                .expect("create")
+        }
+    };
+    let enter = |t: Tournament, s: Session| {
+        let api = api.clone();
+        async move {
+            api.post::<Tournament>(
+                "/api/tournaments/register",
+                Some(&s.token),
+                &serde_json::json!({ "code": t.code.clone().unwrap() }),
+            )
+            .await?;
+            api.post::<Tournament>(
+                &format!("/api/tournaments/{}/check-in", t.id),
+                Some(&s.token),
+                &serde_json::json!({}),
+            )
+            .await
+        }
+    };
+    // A casual event with a guest registered cannot be made rated: refused
+    // with the guest's name, the settings unchanged.
+    let casual = create(serde_json::json!({ "name": "casual" })).await;
+    let guest = api.guest().await;
+    enter(casual.clone(), guest.clone())
+        .await
+        .expect("a guest enters a casual event");
+    let e = api
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/tournaments/{}", casual.id),
+            Some(&org.token),
+            &serde_json::json!({ "settings": { "name": "casual", "rated": true }, "reason": "make it count" }),
+        )
+        .await;
+    assert_eq!(e.0, 403, "{}", e.1);
+    assert!(
+        e.1.contains("rated_needs_account") && e.1.contains(&guest.name),
+        "{}",
+        e.1
+    );
+    let t: Tournament = api.get(&format!("/api/tournaments/{}", casual.id)).await.unwrap();
+    assert!(!t.settings.rated);
+
+    // A rated event whose byes bots fill: the table of three is rated, the
+    // bot table casual.
+    let rated =
+        create(serde_json::json!({ "name": "rated", "rated": true, "byes": { "kind": "bot", "level": 1 } })).await;
+    for _ in 0..4 {
+        enter(rated.clone(), api.account().await)
+            .await
+            .expect("an account enters");
+    }
+    let round: Round = api
+        .post(
+            &format!("/api/tournaments/{}/rounds", rated.id),
+            Some(&org.token),
+            &serde_json::json!({}),
+        )
+        .await
+        .expect("round 1");
+    assert_eq!(round.tables.len(), 2);
+    for table in &round.tables {
+        let bots = api
+            .state(&table.game)
+            .await
+            .seats
+            .iter()
+            .flatten()
+            .filter(|s| s.bot.is_some())
+            .count();
+        let rated = api.state(&table.game).await.settings.rated;
+        assert_eq!(
+            (bots, rated),
+            if bots == 0 { (0, true) } else { (2, false) },
+            "table {}",
+            table.table
+        );
+    }
+    server.stop().await;
+}
