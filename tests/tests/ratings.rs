@@ -664,6 +664,24 @@ async fn a_rated_tournament_takes_accounts_seeds_round_one_by_rating_and_rates_a
         let r = p.ratings.iter().find(|r| r.class == TimeClass::Rapid).unwrap();
         assert_eq!(r.games, if k == 0 { 1 } else { 6 }, "player {k}");
     }
+    // The profile filtered by variant: 三国象棋 has the rating and the game
+    // (lost at Y, as corrected), 三国暗棋 nothing; an unknown variant is refused.
+    let me = &players[0].player;
+    let only: PlayerProfile = api.get(&format!("/api/players/{me}?variant=sanguo")).await.unwrap();
+    assert_eq!(
+        (only.ratings.len(), only.games.len(), only.seats[Side::Y.index()].loss),
+        (1, 1, 1)
+    );
+    let none: PlayerProfile = api.get(&format!("/api/players/{me}?variant=anqi")).await.unwrap();
+    assert_eq!(
+        (none.ratings.len(), none.games.len(), none.seats[Side::Y.index()].loss),
+        (0, 0, 0)
+    );
+    let e = api
+        .get::<PlayerProfile>(&format!("/api/players/{me}?variant=chess"))
+        .await
+        .unwrap_err();
+    assert_eq!((e.status, e.body.code), (400, ErrorCode::BadRequest));
     server.stop().await;
 }
 
