@@ -503,7 +503,7 @@ export function seeksCard(navigate) {
   const listEl = h('div', { id: 'seek-list' });
   const form = h(
     'form',
-    { id: 'seek-form', class: 'form-row' },
+    { id: 'seek-form', class: 'actions seek-form' },
     variantSel,
     clockSel,
     h('label', { class: 'inline' }, rated, t('rated')),
