@@ -1170,6 +1170,8 @@ pub enum ErrorCode {
     BadPassword,
     /// The username is refused (length or characters); the message says which.
     BadUsername,
+    /// A seek's rating range does not include the caller's rating.
+    OutOfRatingRange,
 }
 
 impl ErrorCode {

@@ -43,6 +43,7 @@ pub fn app(state: AppState) -> Router {
         .merge(crate::tournament::api::routes())
         .merge(crate::players::routes())
         .merge(crate::pairing::routes())
+        .merge(crate::seeks::routes())
         .merge(crate::explain::routes())
         .fallback(crate::web::serve)
         .layer(DefaultBodyLimit::max(16 * 1024))

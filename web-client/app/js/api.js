@@ -112,11 +112,15 @@ export const api = {
   record: (id) => request('GET', `/api/games/${encodeURIComponent(id)}/record`, undefined, tok()),
   sessions: () => request('GET', '/api/sessions', undefined, tok()),
   revokeSession: (id) => request('DELETE', `/api/sessions/${encodeURIComponent(id)}`, undefined, tok()),
-  player: (id) => request('GET', `/api/players/${encodeURIComponent(id)}`),
+  player: (id, variant = '') => request('GET', `/api/players/${encodeURIComponent(id)}${variant ? `?variant=${encodeURIComponent(variant)}` : ''}`),
   pairingTiles: () => request('GET', '/api/pairing/tiles'),
   pairing: () => request('GET', '/api/pairing', undefined, tok()),
   seek: (tile) => request('POST', '/api/pairing', { tile }, tok()),
   leavePairing: () => request('DELETE', '/api/pairing', undefined, tok()),
+  seeks: () => request('GET', '/api/seeks', undefined, tok()),
+  postSeek: (body) => request('POST', '/api/seeks', body, tok()),
+  joinSeek: (id) => request('POST', `/api/seeks/${encodeURIComponent(id)}/join`, {}, tok()),
+  cancelSeek: (id) => request('DELETE', `/api/seeks/${encodeURIComponent(id)}`, undefined, tok()),
   leaderboard: (variant, cls) => request('GET', `/api/leaderboard?variant=${encodeURIComponent(variant)}&class=${encodeURIComponent(cls)}`),
 };
 
