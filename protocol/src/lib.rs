@@ -1553,6 +1553,8 @@ mod tests {
             (r#"{"type":"chat","channel":"players","text":"hi"}"#, None),
             (r#"{"type":"ping","n":7}"#, None),
             (r#"{"type":"pong","n":7}"#, None),
+            (r#"{"type":"seed","seed":"1f1f"}"#, None),
+            (r#"{"type":"seed"}"#, Some(())),
             (r#"{"type":"move","ply":0}"#, Some(())),
             (r#"{"type":"fly"}"#, Some(())),
         ];

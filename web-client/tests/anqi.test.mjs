@@ -220,3 +220,37 @@ test('the rules page has a 三国暗棋 article, in English and Chinese, with di
   }
   assert.deepEqual(errors, []);
 });
+
+test('a seat placed without a seed sends it from the game page; the full table deals when its wait is over', { timeout: 120000 }, async () => {
+  const errors = [];
+  const { page } = await newPage(browser, { lang: 'en-US' }, errors);
+  await page.goto(server.url + '/');
+  await page.waitForSelector('#create-form');
+  // This page's guest and two others sit over the API, none with a seed (as a tournament's table is filled).
+  const id = await page.evaluate(async () => {
+    const post = async (path, body, token) => {
+      const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+      if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return res.json();
+    };
+    const me = JSON.parse(localStorage.getItem('sanguo.session'));
+    const g = await post('/api/games', { variant: 'anqi', anqi: { fixed_seats: true } }, me.token);
+    await post(`/api/games/${g.id}/join`, { side: 'W' }, me.token);
+    for (const side of ['B', 'Y']) {
+      const s = await post('/api/sessions', {});
+      await post(`/api/games/${g.id}/join`, { side }, s.token);
+    }
+    return g.id;
+  });
+  await page.goto(`${server.url}/#/g/${id}`);
+  // the full table waits; this page sends its seed at once, the others never do
+  await page.waitForSelector('#game[data-phase="open"][data-role="player"] #anqi-seeding', { timeout: 30000 });
+  await page.waitForSelector('#anqi-seeds[data-seeds="100"]', { timeout: 30000 });
+  const mine = await page.evaluate((gid) => localStorage.getItem(`sanguo.anqi.seed.${gid}`), id);
+  assert.equal(await page.getAttribute('#anqi-my-seed', 'data-seed'), mine);
+  await page.waitForSelector('#game[data-phase="live"]', { timeout: 30000 });
+  const snap = await page.evaluate(async (gid) => (await fetch(`/api/games/${gid}`)).json(), id);
+  assert.deepEqual(snap.status.anqi.seeds, [mine, null, null]);
+  assert.match(snap.status.anqi.commitment, /^[0-9a-f]{64}$/);
+  assert.deepEqual(errors, []);
+});

@@ -48,6 +48,7 @@ const TEXT = {
     seeds: "Seats' seeds",
     seedSent: 'sent',
     seedNone: 'none (zeros)',
+    seeding: 'The table is full: the deal waits a few seconds for the seats that have not sent their seed yet.',
     fairDeal: 'Fair deal: the layout is derived from the server\'s hidden seed, fixed by its hash above, and the seeds of the seats, so nobody — the server included — can choose it. Everything is published at the end for your check.',
     rulesLink: '三国暗棋 rules',
     seatsVerified: 'Seat-entropy deal verified: SHA-256 of the published server seed is the hash announced at the start, and the server seed, game id and the seats\' seeds give exactly the published layout and salt.',
@@ -101,6 +102,7 @@ const TEXT = {
     seeds: '各座种子',
     seedSent: '已交',
     seedNone: '未交（按全零）',
+    seeding: '已坐满：发牌前稍候几秒，等待尚未提交种子的座位。',
     fairDeal: '公平发牌：排布由服务器的隐藏种子（已用上面的哈希锁定）和各座的种子共同推导，任何人（包括服务器）都无法选择排布。终局时全部公开，可自行验证。',
     rulesLink: '三国暗棋规则',
     seatsVerified: '座位熵发牌已验证：公布的服务器种子的 SHA-256 与开局公布的哈希一致，服务器种子、对局编号与各座种子推导出的排布和盐与公布的完全相同。',
@@ -602,7 +604,14 @@ export function anqiGamePart(ctx) {
   };
   part.panel = (g, me) =>
     g.phase === 'open'
-      ? h('div', { class: 'anqi-panel', id: 'anqi-panel' }, h('div', { class: 'muted' }, h('a', { href: '#/rules/anqi-board', id: 'anqi-rules-link' }, at('rulesLink'))), ...fairDealLines(g.status, { me }))
+      ? h(
+          'div',
+          { class: 'anqi-panel', id: 'anqi-panel' },
+          h('div', { class: 'muted' }, h('a', { href: '#/rules/anqi-board', id: 'anqi-rules-link' }, at('rulesLink'))),
+          // a full table whose deal waits for the seats' seeds (at most 10 s)
+          g.seats && g.seats.every(Boolean) && g.status.anqi && g.status.anqi.server_hash ? h('div', { class: 'note warn', id: 'anqi-seeding' }, at('seeding')) : null,
+          ...fairDealLines(g.status, { me }),
+        )
       : anqiPanel(g.status, { seats: g.seats, me });
   /**
    * A seated player whose seat has no seed yet while the deal waits (a seat
