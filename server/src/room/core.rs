@@ -689,7 +689,7 @@ impl Room {
         }
         if let Some(seed) = seed {
             // Checked before the seat is taken: a refusal changes nothing.
-            crate::room::games::anqi::parse_seed(seed)?;
+            games::parse_seed(seed)?;
             if !self.game.awaits_deal() {
                 return Err(err(
                     ErrorCode::BadRequest,

@@ -34,7 +34,7 @@ use protocol::{
     Status, Variant,
 };
 
-use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err};
+use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err, parse_seed};
 
 /// The layout and salt: the game's secret until it ends. Its `Debug` prints
 /// nothing of them.
@@ -124,19 +124,6 @@ impl Dealing {
             None => Secret::parse(text).map(Dealing::Plain),
         }
     }
-}
-
-/// A seat's seed as the wire carries it: 64 lowercase hex digits.
-pub fn parse_seed(text: &str) -> Result<[u8; 32], ErrorBody> {
-    deal::parse_hex32(text).ok_or_else(|| {
-        err(
-            ErrorCode::BadRequest,
-            format!(
-                "a seed is 32 bytes written as 64 lowercase hex digits (0-9, a-f), not {:?}",
-                text.chars().take(80).collect::<String>()
-            ),
-        )
-    })
 }
 
 /// A 三国暗棋 game in a room.

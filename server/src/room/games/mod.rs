@@ -258,6 +258,19 @@ pub trait RoomGame: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// A seat's seed as the wire carries it: 64 lowercase hex digits.
+pub fn parse_seed(text: &str) -> Result<[u8; 32], ErrorBody> {
+    engine::anqi::deal::parse_hex32(text).ok_or_else(|| {
+        err(
+            ErrorCode::BadRequest,
+            format!(
+                "a seed is 32 bytes written as 64 lowercase hex digits (0-9, a-f), not {:?}",
+                text.chars().take(80).collect::<String>()
+            ),
+        )
+    })
+}
+
 /// The stored text of a seed (the events table's `action`): this and the hex.
 pub const SEED_PREFIX: &str = "seed ";
 /// The stored text of the deal.
