@@ -722,7 +722,7 @@ async fn join_game(
             "a rated game takes accounts only: sign up or log in to take this seat",
         ));
     }
-    let side = handle.join(p, j.side).await?;
+    let side = handle.join_seeded(p, j.side, j.seed).await?;
     s.lobby.changed();
     Ok(Json(Joined { game: id, side }))
 }

@@ -516,7 +516,12 @@ fn table_game(
         players_chat: true,
         grace_ms: settings.grace_ms,
         rated,
-        anqi: None,
+        // 三国暗棋 draws its seating unless it is fixed: a tournament fixes it
+        // (its pairing rotates the seats, RULES-ANQI R-2).
+        anqi: (settings.variant == protocol::Variant::Anqi).then(|| protocol::anqi::AnqiOptions {
+            fixed_seats: true,
+            ..Default::default()
+        }),
     };
     let id = crate::http::game_id();
     let mut room = Room::new(id.clone(), game_settings.clone())?;

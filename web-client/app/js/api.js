@@ -105,7 +105,7 @@ export const api = {
     request('GET', `/api/games?phase=${encodeURIComponent(phase)}${variant ? `&variant=${encodeURIComponent(variant)}` : ''}`),
   variants: () => request('GET', '/api/variants'),
   createGame: (body) => request('POST', '/api/games', body, session && session.token),
-  joinGame: (id, side) => request('POST', `/api/games/${encodeURIComponent(id)}/join`, side ? { side } : {}, session && session.token),
+  joinGame: (id, side, seed) => request('POST', `/api/games/${encodeURIComponent(id)}/join`, { ...(side ? { side } : {}), ...(seed ? { seed } : {}) }, session && session.token),
   addBot: (id, side, level) => request('POST', `/api/games/${encodeURIComponent(id)}/bots`, { side, level }, session && session.token),
   game: (id) => request('GET', `/api/games/${encodeURIComponent(id)}`),
   // with the token: the record shows this viewer the chat channels it may read
