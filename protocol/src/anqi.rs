@@ -178,8 +178,23 @@ pub struct AnqiStatus {
     pub scores: [u32; 3],
     /// Face-down pieces on the board.
     pub hidden: u32,
-    /// The §10.4 commitment to the layout and salt, announced at the start.
-    pub commitment: String,
+    /// The §10.4 commitment to the layout and salt, announced when turn 1
+    /// begins (absent before the deal of a seat-entropy game).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commitment: Option<String>,
+    /// The seat-entropy deal (docs/ANQI-DEAL.md §4): `hex(SHA256(server_seed))`,
+    /// 64 lowercase hex digits, published from the game's creation. Absent in a
+    /// game dealt by the plain deal (games stored before the scheme).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_hash: Option<String>,
+    /// The seat-entropy deal: the seed each seat (W, B, Y) contributed, 64
+    /// lowercase hex digits, published as it arrives; `null` while a seat has
+    /// sent none (it counts as 32 zero bytes at the deal). Absent with the plain deal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<[Option<String>; 3]>,
+    /// Once the game is over (seat-entropy deal): the server seed, 64 lowercase hex digits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_seed: Option<String>,
     /// The mode.
     pub mode: Mode,
     /// The race target (mode `race`).

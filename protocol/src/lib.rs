@@ -993,6 +993,12 @@ pub enum ClientMsg {
         /// Accept?
         accept: bool,
     },
+    /// 三国暗棋: the seat's seed for the seat-entropy deal (docs/ANQI-DEAL.md
+    /// §4), 64 lowercase hex digits, once, before the deal.
+    Seed {
+        /// 32 bytes as 64 lowercase hex digits.
+        seed: String,
+    },
     /// Write in a chat channel.
     Chat {
         /// The channel.
@@ -1170,6 +1176,8 @@ pub enum ErrorCode {
     BadPassword,
     /// The username is refused (length or characters); the message says which.
     BadUsername,
+    /// A seek's rating range does not include the caller's rating.
+    OutOfRatingRange,
 }
 
 impl ErrorCode {
@@ -1261,6 +1269,11 @@ pub struct JoinGame {
     /// The seat wanted; the first free one in W, B, Y order if absent.
     #[serde(default)]
     pub side: Option<Side>,
+    /// 三国暗棋: the seat's contribution to the seat-entropy deal
+    /// (docs/ANQI-DEAL.md §4), 32 bytes as 64 lowercase hex digits. Absent:
+    /// none yet (the seat may send it with the `seed` message before the deal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<String>,
 }
 
 /// `POST /api/games/{id}/bots`: the game's creator fills a free seat with a
@@ -1542,6 +1555,8 @@ mod tests {
             (r#"{"type":"chat","channel":"players","text":"hi"}"#, None),
             (r#"{"type":"ping","n":7}"#, None),
             (r#"{"type":"pong","n":7}"#, None),
+            (r#"{"type":"seed","seed":"1f1f"}"#, None),
+            (r#"{"type":"seed"}"#, Some(())),
             (r#"{"type":"move","ply":0}"#, Some(())),
             (r#"{"type":"fly"}"#, Some(())),
         ];

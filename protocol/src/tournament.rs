@@ -97,6 +97,10 @@ pub struct CreateTournament {
     /// Disconnection grace of the games (default: the server's).
     #[serde(default)]
     pub grace_ms: Option<u64>,
+    /// A rated tournament: accounts only, its games rated (a game at a bot
+    /// table stays casual). Default: false.
+    #[serde(default)]
+    pub rated: Option<bool>,
 }
 
 /// A tournament's fixed settings.
@@ -129,6 +133,10 @@ pub struct TournamentSettings {
     pub starts_ms: Option<i64>,
     /// Disconnection grace of the games, ms.
     pub grace_ms: u64,
+    /// A rated tournament: accounts only; its games are rated games (a game
+    /// at a bot table stays casual). Absent: casual.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
 }
 
 /// Where a tournament is.

@@ -43,6 +43,7 @@ pub fn app(state: AppState) -> Router {
         .merge(crate::tournament::api::routes())
         .merge(crate::players::routes())
         .merge(crate::pairing::routes())
+        .merge(crate::seeks::routes())
         .merge(crate::explain::routes())
         .fallback(crate::web::serve)
         .layer(DefaultBodyLimit::max(16 * 1024))
@@ -727,7 +728,7 @@ async fn join_game(
             "a rated game takes accounts only: sign up or log in to take this seat",
         ));
     }
-    let side = handle.join(p, j.side).await?;
+    let side = handle.join_seeded(p, j.side, j.seed).await?;
     s.lobby.changed();
     Ok(Json(Joined { game: id, side }))
 }

@@ -17,6 +17,7 @@ pub mod penalty;
 pub mod players;
 pub mod rating;
 pub mod room;
+pub mod seeks;
 pub mod store;
 pub mod tournament;
 pub mod web;
@@ -163,6 +164,8 @@ pub struct AppState {
     pub lobby: Arc<http::Lobby>,
     /// Quick pairing's pool (issue 16).
     pub pairing: Arc<pairing::Pool>,
+    /// The lobby's open seeks (issue 16).
+    pub seeks: Arc<seeks::Seeks>,
 }
 
 /// A startup failure.
@@ -198,6 +201,7 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
         finished: Arc::default(),
         lobby: Arc::default(),
         pairing: Arc::default(),
+        seeks: Arc::default(),
         config: Arc::new(config),
         store,
         rooms,

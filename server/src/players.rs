@@ -119,12 +119,25 @@ const PROFILE_GAMES: i64 = 50;
 /// The most players a leaderboard lists.
 const LEADERBOARD_SIZE: i64 = 100;
 
-/// `GET /api/players/{id}`: ratings with history, W/D/L per seat, latest games.
-async fn profile(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<PlayerProfile>, ApiError> {
+/// `GET /api/players/{id}?variant=`: ratings with history, W/D/L per seat,
+/// latest games — of one variant when `variant` is given.
+async fn profile(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<ProfileQuery>,
+) -> Result<Json<PlayerProfile>, ApiError> {
+    let variant = crate::http::variant_filter(q.variant.as_deref())?;
     if id.len() > 64 {
         return Err(no_such_player());
     }
-    Ok(Json(s.store.profile(&id).await?.ok_or_else(no_such_player)?))
+    Ok(Json(
+        s.store.profile_of(&id, variant).await?.ok_or_else(no_such_player)?,
+    ))
+}
+
+#[derive(Debug, Deserialize)]
+struct ProfileQuery {
+    variant: Option<String>,
 }
 
 fn no_such_player() -> ApiError {
@@ -229,6 +242,14 @@ impl Store {
 
     /// A player's profile (`None`: no such player).
     pub async fn profile(&self, id: &str) -> Result<Option<PlayerProfile>, StoreError> {
+        self.profile_of(id, None).await
+    }
+
+    /// A player's profile, of one variant's ratings, results and games when
+    /// `variant` is given (`None`: no such player).
+    pub async fn profile_of(&self, id: &str, variant: Option<Variant>) -> Result<Option<PlayerProfile>, StoreError> {
+        // '' matches every variant.
+        let only = variant.map_or("", Variant::key);
         let Some(p) = sqlx::query("SELECT id, name, username, bot_level, created_ms FROM players WHERE id = $1")
             .bind(id)
             .fetch_optional(&self.pool)
@@ -240,9 +261,10 @@ impl Store {
         let history = self.rating_history(id).await?;
         let rating_rows = sqlx::query(
             "SELECT variant, class, mu, sigma, rating, deviation, games FROM ratings WHERE player_id = $1 \
-             ORDER BY variant, class",
+             AND ($2 = '' OR variant = $2) ORDER BY variant, class",
         )
         .bind(id)
+        .bind(only)
         .fetch_all(&self.pool)
         .await?;
         let mut ratings = Vec::new();
@@ -292,9 +314,10 @@ impl Store {
         let mut seats = [SeatTally::default(); 3];
         let finished = sqlx::query(
             "SELECT s.side, g.result FROM seats s JOIN games g ON g.id = s.game_id \
-             WHERE s.player_id = $1 AND g.phase = 'finished'",
+             WHERE s.player_id = $1 AND g.phase = 'finished' AND ($2 = '' OR g.variant = $2)",
         )
         .bind(id)
+        .bind(only)
         .fetch_all(&self.pool)
         .await?;
         for r in &finished {
@@ -314,20 +337,22 @@ impl Store {
         // The latest games, with every seat's name.
         let game_rows = sqlx::query(
             "SELECT g.id, g.phase, g.settings, g.result, g.created_ms, s.side FROM seats s \
-             JOIN games g ON g.id = s.game_id WHERE s.player_id = $1 \
+             JOIN games g ON g.id = s.game_id WHERE s.player_id = $1 AND ($3 = '' OR g.variant = $3) \
              ORDER BY g.created_ms DESC, g.id LIMIT $2",
         )
         .bind(id)
         .bind(PROFILE_GAMES)
+        .bind(only)
         .fetch_all(&self.pool)
         .await?;
         let name_rows = sqlx::query(
             "SELECT s.game_id, s.side, p.name FROM seats s JOIN players p ON p.id = s.player_id \
              WHERE s.game_id IN (SELECT s2.game_id FROM seats s2 JOIN games g ON g.id = s2.game_id \
-             WHERE s2.player_id = $1 ORDER BY g.created_ms DESC, g.id LIMIT $2)",
+             WHERE s2.player_id = $1 AND ($3 = '' OR g.variant = $3) ORDER BY g.created_ms DESC, g.id LIMIT $2)",
         )
         .bind(id)
         .bind(PROFILE_GAMES)
+        .bind(only)
         .fetch_all(&self.pool)
         .await?;
         let mut names: std::collections::HashMap<String, [Option<String>; 3]> = Default::default();

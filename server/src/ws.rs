@@ -644,6 +644,7 @@ async fn connection(
             ClientMsg::Resign => room.act(conn, Act::Resign, lag_ms).await,
             ClientMsg::OfferDraw => room.act(conn, Act::OfferDraw, lag_ms).await,
             ClientMsg::AnswerDraw { accept } => room.act(conn, Act::AnswerDraw(accept), lag_ms).await,
+            ClientMsg::Seed { seed } => room.act(conn, Act::Seed(seed), lag_ms).await,
             ClientMsg::Chat { text, .. } if text.contains('\0') => {
                 // The store cannot hold one (Postgres refuses NUL in text).
                 let _ = outbox.send(error(ErrorCode::BadChat, "chat may not contain NUL characters"));

@@ -80,6 +80,7 @@ enum Msg {
     Join {
         player: Box<Player>,
         side: Option<Side>,
+        seed: Option<String>,
         reply: oneshot::Sender<Result<Side, ErrorBody>>,
     },
     Snapshot {
@@ -173,11 +174,23 @@ impl RoomHandle {
 
     /// Takes a seat.
     pub async fn join(&self, player: Player, side: Option<Side>) -> Result<Side, ErrorBody> {
+        self.join_seeded(player, side, None).await
+    }
+
+    /// Takes a seat, with the seat's seed for 三国暗棋's seat-entropy deal
+    /// ([`Room::join_seeded`]).
+    pub async fn join_seeded(
+        &self,
+        player: Player,
+        side: Option<Side>,
+        seed: Option<String>,
+    ) -> Result<Side, ErrorBody> {
         let (reply, rx) = oneshot::channel();
         self.tx
             .send(Msg::Join {
                 player: Box::new(player),
                 side,
+                seed,
                 reply,
             })
             .await
@@ -981,7 +994,15 @@ impl Actor {
                     }
                 }
             }
-            Msg::Join { player, side, reply } => match self.room.join((*player).clone(), side, self.now(), wall_ms()) {
+            Msg::Join {
+                player,
+                side,
+                seed,
+                reply,
+            } => match self
+                .room
+                .join_seeded((*player).clone(), side, seed.as_deref(), self.now(), wall_ms())
+            {
                 Ok((side, step)) => {
                     let mut ok = self.commit_and_send(step, None).await;
                     let _ = reply.send(if ok { Ok(side) } else { Err(gone()) });

@@ -170,6 +170,17 @@ async fn edit(
         &s.config.clock_minimums,
         wall_ms(),
     )?;
+    if settings.rated
+        && let Some(guest) = l.entrants.iter().find(|e| !e.account)
+    {
+        return Err(ApiError::new(
+            ErrorCode::RatedNeedsAccount,
+            format!(
+                "a rated tournament takes accounts only, and {} is registered as a guest",
+                guest.name
+            ),
+        ));
+    }
     on_conflict(
         s.store.edit_tournament(&id, &settings, &p.id, e.reason.trim()).await,
         "round 1 is paired: the settings are fixed",
@@ -310,6 +321,12 @@ async fn register(
     if t.round > 0 && matches!(t.settings.pairing, PairingSystem::RoundRobin { .. }) {
         return Err(state_error(
             "a round robin takes no late entries once round 1 is paired",
+        ));
+    }
+    if t.settings.rated && !p.account {
+        return Err(ApiError::new(
+            ErrorCode::RatedNeedsAccount,
+            "a rated tournament takes accounts only: sign up or log in to register",
         ));
     }
     on_conflict(s.store.register(&t.id, &p.id).await, "you are registered already")?;

@@ -735,7 +735,10 @@ async fn new_game(
                 http,
                 &format!("{base}/api/games/{}/join", snap.id),
                 Some(&s.token),
-                &JoinGame { side: Some(side) },
+                &JoinGame {
+                    side: Some(side),
+                    seed: None,
+                },
                 POST_TIMEOUT,
             )
             .await?;
