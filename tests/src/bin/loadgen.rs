@@ -737,7 +737,9 @@ async fn new_game(
                 Some(&s.token),
                 &JoinGame {
                     side: Some(side),
-                    seed: None,
+                    // 三国暗棋 deals once every seat sent its seed (docs/ANQI-DEAL.md):
+                    // each player sends one with its join, as the web client does.
+                    seed: (variant == Variant::Anqi).then(seat_seed),
                 },
                 POST_TIMEOUT,
             )
@@ -748,6 +750,17 @@ async fn new_game(
         sessions = seated.into_iter().map(|(_, s)| s).collect();
     }
     Ok((snap.id, sessions))
+}
+
+/// A seat's seed for 三国暗棋's deal: 32 bytes as 64 hex digits, varied by
+/// the clock and a counter (a load test needs no secrecy, only distinct seeds).
+fn seat_seed() -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut x = nanos ^ N.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..4).map(|_| format!("{:016x}", next(&mut x))).collect()
 }
 
 /// A WebSocket to `url` (`ws://HOST:PORT/…`) from the local address `ip`.
