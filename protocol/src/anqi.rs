@@ -23,6 +23,7 @@ pub const MAX_TARGET: u32 = 2_000;
 
 /// How the game is won (§8).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// 全灭: play until one seat is left or a deadlock (the default).
@@ -36,6 +37,7 @@ pub enum Mode {
 
 /// How live seats are ordered at a deadlock (§8.5).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Scoring {
     /// 得失分: team total − lost + captured (the default).
@@ -51,6 +53,7 @@ pub enum Scoring {
 /// options; every field optional (absent: the default). Checked by
 /// [`AnqiOptions::check`] when the game is created.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AnqiOptions {
     /// The mode (default `annihilation`).
@@ -138,6 +141,7 @@ impl AnqiOptions {
 /// Why a 三国暗棋 game ended with a placing (§11.5; an abort is
 /// [`crate::Ending::Aborted`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
     /// At most one seat is live.
@@ -156,6 +160,7 @@ pub enum EndReason {
 
 /// A pending scoring proposal (申请计分, §8.5 R-15).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Proposal {
     /// The seat that proposed.
     pub by: Side,
@@ -166,6 +171,7 @@ pub struct Proposal {
 /// 三国暗棋's block of [`crate::Status`]: public by construction (the room
 /// never puts a face-down identity here). Arrays are seats W, B, Y (1, 2, 3).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnqiStatus {
     /// The team (1–3) each seat holds, or `null` while it has none.
     pub teams: [Option<u8>; 3],

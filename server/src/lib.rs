@@ -12,6 +12,7 @@ pub mod explain;
 pub mod http;
 pub mod limits;
 pub mod metrics;
+pub mod openapi;
 pub mod pairing;
 pub mod penalty;
 pub mod players;

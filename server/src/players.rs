@@ -4,16 +4,16 @@
 //! [`crate::http`].
 
 use axum::Json;
-use axum::Router;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use axum::routing::{delete, get, post};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use protocol::players::{
     LeaderboardEntry, PlayerProfile, PlayerRating, ProfileGame, RatingPoint, SeatTally, SessionInfo, TimeClass,
 };
-use protocol::{ErrorCode, GameResult, GameSettings, Outcome, Phase, Side, Variant};
+use protocol::{ErrorBody, ErrorCode, GameResult, GameSettings, Outcome, Phase, Side, Variant};
 use serde::Deserialize;
 use skillratings::weng_lin::WengLinRating;
 use sqlx::Row;
@@ -25,12 +25,12 @@ use crate::rating::{PROVISIONAL_DEVIATION, shown};
 use crate::store::{Player, Store, StoreError, token_digest, wall_ms};
 
 /// The routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/api/sessions/{id}", delete(revoke_session))
-        .route("/api/logout", post(logout))
-        .route("/api/players/{id}", get(profile))
-        .route("/api/leaderboard", get(leaderboard))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(revoke_session))
+        .routes(routes!(logout))
+        .routes(routes!(profile))
+        .routes(routes!(leaderboard))
 }
 
 /// The player of the request and the digest of its session token.
@@ -53,6 +53,16 @@ impl FromRequestParts<AppState> for Current {
 }
 
 /// `GET /api/sessions`: the player's live sessions, newest first.
+#[utoipa::path(
+    get,
+    path = "/api/sessions",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the player's live sessions, newest first", body = Vec<SessionInfo>),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 pub(crate) async fn list_sessions(
     State(s): State<AppState>,
     Current(p, digest): Current,
@@ -84,6 +94,19 @@ pub(crate) async fn list_sessions(
 
 /// `DELETE /api/sessions/{id}`: ends one of the player's sessions (its token
 /// is refused from then on).
+#[utoipa::path(
+    delete,
+    path = "/api/sessions/{id}",
+    params(("id" = String, Path, description = "the session's id (SessionInfo.id)")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "the session is ended"),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn revoke_session(
     State(s): State<AppState>,
     Current(p, _): Current,
@@ -97,6 +120,16 @@ async fn revoke_session(
 }
 
 /// `POST /api/logout`: ends the session of the request.
+#[utoipa::path(
+    post,
+    path = "/api/logout",
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "the session of the request is ended"),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn logout(State(s): State<AppState>, Current(p, digest): Current) -> Result<impl IntoResponse, ApiError> {
     s.store.delete_session(&p.id, &digest).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -120,6 +153,17 @@ const PROFILE_GAMES: i64 = 50;
 const LEADERBOARD_SIZE: i64 = 100;
 
 /// `GET /api/players/{id}`: ratings with history, W/D/L per seat, latest games.
+#[utoipa::path(
+    get,
+    path = "/api/players/{id}",
+    params(("id" = String, Path, description = "the player's id")),
+    responses(
+        (status = 200, description = "ratings with history, results per seat, latest games", body = PlayerProfile),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn profile(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<PlayerProfile>, ApiError> {
     if id.len() > 64 {
         return Err(no_such_player());
@@ -139,6 +183,16 @@ struct BoardQuery {
 
 /// `GET /api/leaderboard?variant=&class=`: the best non-provisional ratings
 /// (100 at most) of a variant (default `sanguo`) and class (default `blitz`).
+#[utoipa::path(
+    get,
+    path = "/api/leaderboard",
+    params(("variant" = Option<Variant>, Query, description = "default sanguo"), ("class" = Option<TimeClass>, Query, description = "default blitz")),
+    responses(
+        (status = 200, description = "the best non-provisional ratings (100 at most)", body = Vec<LeaderboardEntry>),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn leaderboard(
     State(s): State<AppState>,
     Query(q): Query<BoardQuery>,
