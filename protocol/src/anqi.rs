@@ -38,6 +38,7 @@ pub enum Mode {
 /// How live seats are ordered at a deadlock (§8.5).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = AnqiScoring))]
 #[serde(rename_all = "snake_case")]
 pub enum Scoring {
     /// 得失分: team total − lost + captured (the default).

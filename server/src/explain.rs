@@ -2,11 +2,11 @@
 //! client can tell a newcomer in the game's own words (translated from the
 //! refusal's code) instead of silently dropping the attempt.
 
-use axum::extract::{Path, State};
 use axum::Json;
+use axum::extract::{Path, State};
+use protocol::{ErrorBody, ErrorCode, ExplainMove, Explanation, Phase, Refusal};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use protocol::{ErrorBody, ErrorCode, ExplainMove, Explanation, Phase, Refusal};
 
 use crate::AppState;
 use crate::error::ApiError;

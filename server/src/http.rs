@@ -251,10 +251,7 @@ async fn metrics(State(s): State<AppState>) -> impl IntoResponse {
     )
 )]
 async fn openapi() -> impl IntoResponse {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        crate::openapi::json(),
-    )
+    ([(header::CONTENT_TYPE, "application/json")], crate::openapi::json())
 }
 
 fn session(token: String, p: &Player) -> Session {

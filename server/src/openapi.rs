@@ -63,4 +63,3 @@ pub fn json() -> &'static str {
     });
     &JSON
 }
-
