@@ -35,6 +35,10 @@ pub const LAG_QUOTA_GAIN: u64 = 100;
 pub const CHAT_BURST: u32 = 5;
 /// Chat refill period, ms.
 pub const CHAT_REFILL_MS: u64 = 2_000;
+/// Chat writers' buckets a room keeps before it forgets the full ones (a
+/// full bucket is the same as none: every spectator that ever wrote would
+/// otherwise stay in the map for the room's life).
+pub const CHAT_BUCKETS_KEPT: usize = 64;
 /// The most time an arbiter adds at once, ms.
 pub const MAX_ADD_TIME_MS: u64 = 3_600_000;
 /// The longest reason an arbiter gives, characters.
@@ -324,6 +328,11 @@ impl Room {
             paused: false,
             verdict: None,
         })
+    }
+
+    /// Whether a person (not a bot) holds a seat.
+    pub fn has_person(&self) -> bool {
+        self.seats.iter().flatten().any(|p| p.bot.is_none())
     }
 
     /// The game's public start position, as stored with the game.
@@ -1230,6 +1239,12 @@ impl Room {
             (Channel::Spectators, _) if self.phase == Phase::Finished => Audience::All,
             (Channel::Spectators, _) => Audience::Spectators,
         };
+        if self.chat.len() >= CHAT_BUCKETS_KEPT && !self.chat.contains_key(&player.id) {
+            self.chat.retain(|_, b| {
+                let refill = now.saturating_sub(b.last) / CHAT_REFILL_MS;
+                u64::from(b.tokens) + refill < u64::from(CHAT_BURST)
+            });
+        }
         let b = self.chat.entry(player.id.clone()).or_insert(Bucket {
             tokens: CHAT_BURST,
             last: now,

@@ -862,3 +862,28 @@ fn one_copy_per_distinct_viewer() {
     assert_eq!(Viewer::of(None), Viewer::Spectator);
     assert_eq!(Viewer::of(Some(Side::Y)).seat(), Some(Side::Y));
 }
+
+/// The chat's rate buckets do not grow with every writer a room ever had:
+/// full ones are forgotten once there are many, and a writer still limited
+/// stays limited.
+#[test]
+fn chat_buckets_of_past_writers_are_forgotten() {
+    let (mut room, _) = live_room(TimeControl::default());
+    let mut now = 0;
+    for i in 0..1000 {
+        let watcher = player(100 + i);
+        room.chat(&watcher, None, Channel::Spectators, "hi", now, 0).unwrap();
+        now += CHAT_REFILL_MS;
+    }
+    assert!(room.chat.len() <= CHAT_BUCKETS_KEPT, "{} buckets", room.chat.len());
+    // A flooder keeps its empty bucket however many others write.
+    let flooder = player(5000);
+    for _ in 0..CHAT_BURST {
+        room.chat(&flooder, None, Channel::Spectators, "x", now, 0).unwrap();
+    }
+    for i in 0..(2 * CHAT_BUCKETS_KEPT) {
+        let _ = room.chat(&player(6000 + i), None, Channel::Spectators, "y", now, 0);
+    }
+    let refused = room.chat(&flooder, None, Channel::Spectators, "x", now, 0).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::RateLimited);
+}
