@@ -16,13 +16,13 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 use protocol::players::TimeClass;
 use protocol::{ErrorBody, ErrorCode, GameSettings, Side, TimeControl};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::AppState;
 use crate::error::ApiError;

@@ -8,8 +8,6 @@ use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 use protocol::players::{
     LeaderboardEntry, PlayerProfile, PlayerRating, ProfileGame, RatingPoint, SeatTally, SessionInfo, TimeClass,
 };
@@ -17,6 +15,8 @@ use protocol::{ErrorBody, ErrorCode, GameResult, GameSettings, Outcome, Phase, S
 use serde::Deserialize;
 use skillratings::weng_lin::WengLinRating;
 use sqlx::Row;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::AppState;
 use crate::error::ApiError;

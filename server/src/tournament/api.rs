@@ -1,17 +1,17 @@
 //! The tournament routes (protocol/README.md, "Tournaments").
 
+use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use axum::Json;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 use protocol::tournament::{
     ArbiterAction, ArbiterEntry, ArbiterOutcome, ArbiterRequest, Board, CreateTournament, EditTournament,
     OrganizerEntry, OrganizerReason, PairingSystem, Register, RegistrationWindow, Round, Standings, Tournament,
     Withdraw,
 };
 use protocol::{ErrorBody, ErrorCode, GameRecord, Variant};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::{Loaded, not_found, pair_next_round, repair_table, settings_of, standings_csv, state_error};
 use crate::AppState;
