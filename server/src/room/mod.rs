@@ -1085,10 +1085,12 @@ impl Actor {
         let seed = bots::seed(&self.room.id, &job);
         let cancel = Arc::new(AtomicBool::new(false));
         let pool = self.ctx.bots.clone();
+        // Games with a person are served before games of bots alone.
+        let human = self.room.has_person();
         let search = self.room.game().bot_search(job.side, job.level, job.ask(offer), seed);
         let task = self.ctx.tracker.spawn({
             let cancel = Arc::clone(&cancel);
-            async move { pool.run(search, job, cancel).await }
+            async move { pool.run(search, job, cancel, human).await }
         });
         self.thinking = Some(Thinking {
             job,
