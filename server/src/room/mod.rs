@@ -1189,8 +1189,8 @@ impl Actor {
         true
     }
 
-    /// Sends events to every connection, each through [`Logged::view`] for
-    /// the connection's viewer and serialised once per distinct copy
+    /// Sends events to every connection, each as [`Logged::encode_view`]
+    /// writes it for the connection's viewer, once per distinct copy
     /// ([`Logged::projection`]); returns the connections whose queue was full.
     fn broadcast(&self, events: &[Logged]) -> Vec<u64> {
         let mut slow = Vec::new();
@@ -1200,7 +1200,7 @@ impl Actor {
             for (&id, c) in &self.conns {
                 let viewer = Viewer::of(c.side);
                 let msg = copies[projection.slot(viewer)]
-                    .get_or_insert_with(|| encode(&l.view(viewer)))
+                    .get_or_insert_with(|| Utf8Bytes::from(l.encode_view(viewer)))
                     .clone();
                 if !c.outbox.send(msg) && !slow.contains(&id) {
                     slow.push(id);

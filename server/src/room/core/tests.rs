@@ -862,3 +862,22 @@ fn one_copy_per_distinct_viewer() {
     assert_eq!(Viewer::of(None), Viewer::Spectator);
     assert_eq!(Viewer::of(Some(Side::Y)).seat(), Some(Side::Y));
 }
+
+#[test]
+fn a_copy_is_written_without_copying_the_event() {
+    let (mut room, _) = live_room(TimeControl::default());
+    let mv = room.status(0).legal_moves[0].clone();
+    let mut step = room.act(Side::W, Act::Move { ply: 0, mv }, 0, 0, 0).unwrap();
+    // and a players' chat line: the spectators' copy is a bare version
+    let chat = room
+        .chat(&player(1), Some(Side::B), Channel::Players, "hi", 0, 0)
+        .unwrap();
+    step.events.extend(chat.events);
+    assert!(step.events.iter().any(|l| matches!(l.event, GameEvent::Moved { .. })));
+    let viewers = [Side::W, Side::B, Side::Y].map(Viewer::Seat);
+    for l in &step.events {
+        for v in viewers.into_iter().chain([Viewer::Spectator]) {
+            assert_eq!(l.encode_view(v), serde_json::to_string(&l.view(v)).unwrap(), "{v:?}");
+        }
+    }
+}
