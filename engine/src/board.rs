@@ -188,14 +188,45 @@ fn rotate(x: f64, y: f64, degrees: f64) -> (f64, f64) {
     (x * c - y * s, x * s + y * c)
 }
 
+impl Point {
+    /// The point's name (`W52`, `BM7`, `YQ6`, `O`), from a table made once:
+    /// a server writes hundreds of names per move (legal moves, positions),
+    /// and the formatting machinery costs more than the move itself.
+    #[inline]
+    pub fn name(self) -> &'static str {
+        static NAMES: LazyLock<Vec<String>> = LazyLock::new(|| {
+            (0..NUM_POINTS)
+                .map(|i| {
+                    let mut s = String::with_capacity(3);
+                    match Point(i as u8).kind() {
+                        PointKind::Rect { side, file, rank } => {
+                            s.push(side.letter());
+                            s.push(char::from(b'0' + file));
+                            s.push(char::from(b'0' + rank));
+                        }
+                        PointKind::Mid { side, file } => {
+                            s.push(side.letter());
+                            s.push('M');
+                            s.push(char::from(b'0' + file));
+                        }
+                        PointKind::Quarter { side, file } => {
+                            s.push(side.letter());
+                            s.push('Q');
+                            s.push(char::from(b'0' + file));
+                        }
+                        PointKind::Centre => s.push('O'),
+                    }
+                    s
+                })
+                .collect()
+        });
+        &NAMES[self.index()]
+    }
+}
+
 impl fmt::Display for Point {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.kind() {
-            PointKind::Rect { side, file, rank } => write!(f, "{side}{file}{rank}"),
-            PointKind::Mid { side, file } => write!(f, "{side}M{file}"),
-            PointKind::Quarter { side, file } => write!(f, "{side}Q{file}"),
-            PointKind::Centre => f.write_str("O"),
-        }
+        f.write_str(self.name())
     }
 }
 

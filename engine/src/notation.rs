@@ -188,14 +188,20 @@ impl FromStr for Position {
 pub fn format_position(pos: &Position) -> String {
     let mut s = String::with_capacity(700);
     let mut first = true;
+    // push and push_str, not write!: this text is made after every move.
     for (p, pc) in pos.pieces() {
         if !first {
             s.push(',');
         }
         first = false;
-        write!(s, "{pc}@{p}").unwrap();
+        s.push(pc.side.letter());
+        s.push(pc.role.letter());
+        s.push('@');
+        s.push_str(p.name());
     }
-    write!(s, " {} ", pos.turn()).unwrap();
+    s.push(' ');
+    s.push(pos.turn().letter());
+    s.push(' ');
     for side in pos.live_in_order() {
         s.push(side.letter());
     }

@@ -23,12 +23,26 @@ impl Move {
     pub const fn new(from: Point, to: Point) -> Move {
         Move { from, to }
     }
+
+    /// The move's text (`W72-W54`, as [`fmt::Display`] writes it), made
+    /// without the formatting machinery: a server lists every legal move
+    /// after every move.
+    pub fn text(&self) -> String {
+        let (from, to) = (self.from.name(), self.to.name());
+        let mut s = String::with_capacity(from.len() + 1 + to.len());
+        s.push_str(from);
+        s.push('-');
+        s.push_str(to);
+        s
+    }
 }
 
 impl fmt::Display for Move {
     /// `W72-W54`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.from, self.to)
+        f.write_str(self.from.name())?;
+        f.write_str("-")?;
+        f.write_str(self.to.name())
     }
 }
 

@@ -18,6 +18,7 @@ use crate::side::Direction;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Variant {
     /// 三国象棋: the 184-point board of RULES.md.
     #[default]

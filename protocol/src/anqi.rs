@@ -23,6 +23,7 @@ pub const MAX_TARGET: u32 = 2_000;
 
 /// How the game is won (§8).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// 全灭: play until one seat is left or a deadlock (the default).
@@ -36,6 +37,8 @@ pub enum Mode {
 
 /// How live seats are ordered at a deadlock (§8.5).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = AnqiScoring))]
 #[serde(rename_all = "snake_case")]
 pub enum Scoring {
     /// 得失分: team total − lost + captured (the default).
@@ -51,6 +54,7 @@ pub enum Scoring {
 /// options; every field optional (absent: the default). Checked by
 /// [`AnqiOptions::check`] when the game is created.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AnqiOptions {
     /// The mode (default `annihilation`).
@@ -138,6 +142,7 @@ impl AnqiOptions {
 /// Why a 三国暗棋 game ended with a placing (§11.5; an abort is
 /// [`crate::Ending::Aborted`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
     /// At most one seat is live.
@@ -156,6 +161,7 @@ pub enum EndReason {
 
 /// A pending scoring proposal (申请计分, §8.5 R-15).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Proposal {
     /// The seat that proposed.
     pub by: Side,
@@ -166,6 +172,7 @@ pub struct Proposal {
 /// 三国暗棋's block of [`crate::Status`]: public by construction (the room
 /// never puts a face-down identity here). Arrays are seats W, B, Y (1, 2, 3).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnqiStatus {
     /// The team (1–3) each seat holds, or `null` while it has none.
     pub teams: [Option<u8>; 3],
@@ -178,8 +185,23 @@ pub struct AnqiStatus {
     pub scores: [u32; 3],
     /// Face-down pieces on the board.
     pub hidden: u32,
-    /// The §10.4 commitment to the layout and salt, announced at the start.
-    pub commitment: String,
+    /// The §10.4 commitment to the layout and salt, announced when turn 1
+    /// begins (absent before the deal of a seat-entropy game).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commitment: Option<String>,
+    /// The seat-entropy deal (docs/ANQI-DEAL.md §4): `hex(SHA256(server_seed))`,
+    /// 64 lowercase hex digits, published from the game's creation. Absent in a
+    /// game dealt by the plain deal (games stored before the scheme).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_hash: Option<String>,
+    /// The seat-entropy deal: the seed each seat (W, B, Y) contributed, 64
+    /// lowercase hex digits, published as it arrives; `null` while a seat has
+    /// sent none (it counts as 32 zero bytes at the deal). Absent with the plain deal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<[Option<String>; 3]>,
+    /// Once the game is over (seat-entropy deal): the server seed, 64 lowercase hex digits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_seed: Option<String>,
     /// The mode.
     pub mode: Mode,
     /// The race target (mode `race`).

@@ -37,6 +37,7 @@ pub const MAX_CHAT_CHARS: usize = 500;
 
 /// A side: `"W"`, `"B"` or `"Y"`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Side {
     /// 魏, white.
     W,
@@ -112,6 +113,7 @@ pub use engine::Variant;
 
 /// The direction of play: `"ccw"` (W → B → Y, the default) or `"cw"`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// W → B → Y → W.
@@ -160,6 +162,7 @@ impl From<engine::Direction> for Direction {
 
 /// Byo-yomi (读秒): periods after main time.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Byoyomi {
     /// Number of periods.
@@ -171,6 +174,7 @@ pub struct Byoyomi {
 /// A time control: base time + Fischer increment, an optional per-move limit
 /// (步时) and optional byo-yomi (读秒).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TimeControl {
     /// Main time per side (局时), ms.
@@ -214,6 +218,7 @@ impl From<TimeControl> for engine::clock::TimeControl {
 
 /// One side's clock as the server sees it when it sends the message.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Clock {
     /// Main time left, ms.
     pub remaining_ms: u64,
@@ -247,6 +252,7 @@ impl From<engine::clock::ClockView> for Clock {
 /// The counters of RULES §6. Pair tables are indexed `[by][on]` with side
 /// indices W = 0, B = 1, Y = 2.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Counters {
     /// Plies since the last capture or check.
     pub plies_without_progress: u32,
@@ -265,6 +271,7 @@ pub struct Counters {
 /// The §6 limits a game is played under (so that a client can say how near a counter is to its
 /// limit without knowing the rules). Index 0 is phase 3 (three sides), index 1 phase 2.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Limits {
     /// Completed rounds before resigning or offering a draw is allowed.
     pub min_rounds_for_requests: u32,
@@ -324,6 +331,7 @@ impl Counters {
 
 /// A pending draw offer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PendingOffer {
     /// Who offered.
     pub by: Side,
@@ -333,6 +341,7 @@ pub struct PendingOffer {
 
 /// Where a game is in its life.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Waiting for three players.
@@ -367,6 +376,7 @@ impl Phase {
 /// The state of play after an event: what a client needs to draw the board
 /// and let the side to move pick a move.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Status {
     /// The position (RULES §7 text).
     pub position: String,
@@ -405,6 +415,7 @@ pub struct Status {
 
 /// Why a side left the game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EliminationReason {
     /// 将死.
@@ -458,6 +469,7 @@ impl From<engine::EliminationReason> for EliminationReason {
 
 /// A side's elimination.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Departure {
     /// Who left.
     pub side: Side,
@@ -484,6 +496,7 @@ impl From<engine::game::Departure> for Departure {
 
 /// Why a game was drawn.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DrawReason {
     /// Every live side accepted.
@@ -502,6 +515,7 @@ pub enum DrawReason {
 
 /// How a game ended.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Ending {
     /// One side is left and wins.
@@ -537,6 +551,7 @@ pub enum Ending {
 
 /// A side's result.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Won.
@@ -549,6 +564,7 @@ pub enum Outcome {
 
 /// The final result.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GameResult {
     /// How it ended.
     pub ending: Ending,
@@ -607,6 +623,7 @@ impl From<&engine::GameResult> for GameResult {
 /// `POST /api/games/{id}/explain`: a move the client would refuse (not in
 /// `status.legal_moves`), to learn why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ExplainMove {
     /// The move (`W24-Y82`).
@@ -617,6 +634,7 @@ pub struct ExplainMove {
 /// parameters: points (`W24`), pieces (`WC`: side and piece letter), sides
 /// (`W`), counts; `message` is the engine's English sentence.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Refusal {
     /// `game_over`, `no_piece`, `not_your_piece`, `own_piece`, `not_this_pieces_move`,
     /// `eye_blocked`, `eye_not_grid`, `leg_blocked`, `path_blocked`, `cannon_screen`,
@@ -632,6 +650,7 @@ pub struct Refusal {
 
 /// The answer to [`ExplainMove`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Explanation {
     /// The move asked about.
     pub mv: String,
@@ -710,6 +729,7 @@ impl From<&engine::IllegalMove> for Refusal {
 
 /// What a premature request asked.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Request {
     /// A resignation.
@@ -720,6 +740,7 @@ pub enum Request {
 
 /// A chat channel of a game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Channel {
     /// The seated players (can be switched off per game).
@@ -740,6 +761,7 @@ impl Channel {
 
 /// A seat and who holds it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SeatInfo {
     /// The player's id.
     pub player: String,
@@ -754,6 +776,7 @@ pub struct SeatInfo {
 
 /// A game's settings, fixed at creation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GameSettings {
     /// The game system (absent in games stored before variants: `sanguo`).
     #[serde(default)]
@@ -784,6 +807,7 @@ pub struct GameSettings {
 /// Something that happened in a game. Clients receive these inside
 /// [`ServerMsg::Event`], each with its version.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum GameEvent {
     /// A player took a seat.
@@ -913,6 +937,7 @@ pub enum GameEvent {
 /// `pass 2`; 三国演弈棋 an alliance, 汉 activated, pieces absorbed …), as
 /// [`GameEvent::Noted`] said it, with where it came in the game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Note {
     /// Moves played before it.
     pub ply: u32,
@@ -926,6 +951,7 @@ pub struct Note {
 /// A full description of a game, sent on connect when replaying is not possible,
 /// and by `GET /api/games/{id}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Snapshot {
     /// The game id.
     pub id: String,
@@ -962,6 +988,7 @@ pub struct Snapshot {
 
 /// Client → server, over the game's WebSocket (`GET /api/games/{id}/ws`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientMsg {
     /// Must be the first message. `token` (a session token) makes the
@@ -993,6 +1020,12 @@ pub enum ClientMsg {
         /// Accept?
         accept: bool,
     },
+    /// 三国暗棋: the seat's seed for the seat-entropy deal (docs/ANQI-DEAL.md
+    /// §4), 64 lowercase hex digits, once, before the deal.
+    Seed {
+        /// 32 bytes as 64 lowercase hex digits.
+        seed: String,
+    },
     /// Write in a chat channel.
     Chat {
         /// The channel.
@@ -1014,6 +1047,7 @@ pub enum ClientMsg {
 
 /// The role of a connection in a game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// Acts for a seat.
@@ -1024,6 +1058,7 @@ pub enum Role {
 
 /// Server → client.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMsg {
     /// The answer to `hello`: who the connection is. Then come either the
@@ -1090,6 +1125,7 @@ pub enum ServerMsg {
 
 /// Stable error codes, shared by the WebSocket and the HTTP API.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// Not JSON, or not a known message.
@@ -1170,6 +1206,8 @@ pub enum ErrorCode {
     BadPassword,
     /// The username is refused (length or characters); the message says which.
     BadUsername,
+    /// A seek's rating range does not include the caller's rating.
+    OutOfRatingRange,
 }
 
 impl ErrorCode {
@@ -1185,6 +1223,7 @@ impl ErrorCode {
 /// An error body: `{"code": "...", "message": "..."}` (HTTP), and the
 /// content of [`ServerMsg::Error`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     /// Stable code.
     pub code: ErrorCode,
@@ -1198,6 +1237,7 @@ pub struct ErrorBody {
 
 /// `POST /api/accounts` and `POST /api/login`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
     /// 3–32 characters: letters, digits, `_`, `-`.
@@ -1209,6 +1249,7 @@ pub struct Credentials {
 /// A session (`POST /api/sessions`, `/api/accounts`, `/api/login`). The
 /// token goes in `Authorization: Bearer TOKEN` and in `hello`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Session {
     /// The session token (256 random bits, hex).
     pub token: String,
@@ -1222,6 +1263,7 @@ pub struct Session {
 
 /// `POST /api/games`: every field optional.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
     /// The game system. Default: `sanguo`.
@@ -1256,16 +1298,23 @@ pub struct CreateGame {
 
 /// `POST /api/games/{id}/join`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct JoinGame {
     /// The seat wanted; the first free one in W, B, Y order if absent.
     #[serde(default)]
     pub side: Option<Side>,
+    /// 三国暗棋: the seat's contribution to the seat-entropy deal
+    /// (docs/ANQI-DEAL.md §4), 32 bytes as 64 lowercase hex digits. Absent:
+    /// none yet (the seat may send it with the `seed` message before the deal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<String>,
 }
 
 /// `POST /api/games/{id}/bots`: the game's creator fills a free seat with a
 /// computer player before the game starts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AddBot {
     /// The seat; the first free one in W, B, Y order if absent.
@@ -1280,6 +1329,7 @@ pub const BOT_LEVELS: std::ops::RangeInclusive<u8> = 1..=3;
 
 /// The answer to a join.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Joined {
     /// The game.
     pub game: String,
@@ -1289,6 +1339,7 @@ pub struct Joined {
 
 /// A game system the server knows (`GET /api/variants`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct VariantInfo {
     /// The key used in settings and filters, e.g. `sanguo`.
     pub key: Variant,
@@ -1304,6 +1355,7 @@ pub struct VariantInfo {
 /// is a new description, not new drawing code. Coordinates are in line
 /// spacings with the y axis up; a seat's view rotates them by its angle.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BoardDescription {
     /// Every point, in index order.
     pub points: Vec<BoardPoint>,
@@ -1330,6 +1382,7 @@ pub struct BoardDescription {
 
 /// A point of a [`BoardDescription`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BoardPoint {
     /// Its name in the variant's notation, e.g. `W52`.
     pub name: String,
@@ -1343,6 +1396,7 @@ pub struct BoardPoint {
 
 /// A circular arc of a [`BoardDescription`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BoardArc {
     /// Where it starts.
     pub from: String,
@@ -1356,6 +1410,7 @@ pub struct BoardArc {
 
 /// A tinted area of a [`BoardDescription`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BoardArea {
     /// What it is, for styling (e.g. `area-W`).
     pub class: String,
@@ -1365,6 +1420,7 @@ pub struct BoardArea {
 
 /// A text of a [`BoardDescription`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BoardLabel {
     /// The text.
     pub text: String,
@@ -1378,6 +1434,7 @@ pub struct BoardLabel {
 
 /// A seat's view of a [`BoardDescription`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BoardView {
     /// The seat, e.g. `W`.
     pub side: String,
@@ -1387,6 +1444,7 @@ pub struct BoardView {
 
 /// The box of a [`BoardDescription`]'s views.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BoardExtent {
     /// Half the width.
     pub half_width: f64,
@@ -1398,6 +1456,7 @@ pub struct BoardExtent {
 
 /// A line of the lobby (`GET /api/games`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GameSummary {
     /// The game id.
     pub id: String,
@@ -1413,6 +1472,7 @@ pub struct GameSummary {
 
 /// One move of the record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RecordMove {
     /// Ply number, from 0.
     pub ply: u32,
@@ -1430,6 +1490,7 @@ pub struct RecordMove {
 
 /// One accepted event of the record (moves, requests, answers, timeouts, abandonment).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RecordEvent {
     /// Order in the game, from 0.
     pub seq: u64,
@@ -1452,6 +1513,7 @@ pub struct RecordEvent {
 
 /// One chat line of the record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RecordChat {
     /// The channel.
     pub channel: Channel,
@@ -1465,6 +1527,7 @@ pub struct RecordChat {
 
 /// `GET /api/games/{id}/record`: the complete record, read from the store.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GameRecord {
     /// The game id.
     pub id: String,
@@ -1542,6 +1605,8 @@ mod tests {
             (r#"{"type":"chat","channel":"players","text":"hi"}"#, None),
             (r#"{"type":"ping","n":7}"#, None),
             (r#"{"type":"pong","n":7}"#, None),
+            (r#"{"type":"seed","seed":"1f1f"}"#, None),
+            (r#"{"type":"seed"}"#, Some(())),
             (r#"{"type":"move","ply":0}"#, Some(())),
             (r#"{"type":"fly"}"#, Some(())),
         ];

@@ -10,6 +10,7 @@ use crate::{Outcome, Phase, Side, TimeControl, Variant};
 /// ([`TimeClass::estimated_ms`]), with lichess's bounds: bullet under 3
 /// minutes, blitz under 8, rapid under 25, classical from 25.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum TimeClass {
     /// Under 3 minutes.
@@ -79,6 +80,7 @@ impl TimeClass {
 /// round(42 × σ) (the Weng-Lin start μ = 25, σ = 25/3 shows as 1500 ± 350,
 /// lichess's start), provisional while the deviation is above 150 (about 20 rated games).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ShownRating {
     /// The displayed rating.
     pub rating: i64,
@@ -95,6 +97,7 @@ pub struct ShownRating {
 /// What one rated game did to one player's rating (in the game's record and
 /// in the player's history).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RatingChange {
     /// The game.
     pub game: String,
@@ -118,6 +121,7 @@ pub struct RatingChange {
 
 /// One rating of a player, with its history (oldest first).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PlayerRating {
     /// The variant.
     pub variant: Variant,
@@ -136,6 +140,7 @@ pub struct PlayerRating {
 
 /// A point of a rating history.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RatingPoint {
     /// The game.
     pub game: String,
@@ -147,6 +152,7 @@ pub struct RatingPoint {
 
 /// A game of a player's profile.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProfileGame {
     /// The game.
     pub game: String,
@@ -174,6 +180,7 @@ pub struct ProfileGame {
 
 /// Wins, draws and losses at one seat.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SeatTally {
     /// Won.
     pub win: u64,
@@ -185,6 +192,7 @@ pub struct SeatTally {
 
 /// `GET /api/players/{id}`: a player's page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PlayerProfile {
     /// The id.
     pub id: String,
@@ -207,6 +215,7 @@ pub struct PlayerProfile {
 
 /// A line of `GET /api/leaderboard`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LeaderboardEntry {
     /// The place, from 1.
     pub rank: u64,
@@ -222,6 +231,7 @@ pub struct LeaderboardEntry {
 
 /// A line of `GET /api/sessions`: one of the player's sessions.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SessionInfo {
     /// Its id (for `DELETE /api/sessions/{id}`): the SHA-256 of its token, hex.
     pub id: String,

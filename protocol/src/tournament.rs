@@ -7,6 +7,7 @@ use crate::{Direction, GameResult, Outcome, Side, TimeControl, Variant};
 
 /// How tables are formed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PairingSystem {
     /// Swiss for tables of three: near scores, no repeated opponents while
@@ -21,6 +22,7 @@ pub enum PairingSystem {
 
 /// Points per result. Integers; the defaults are win 3, draw 1, loss 0.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Scoring {
     /// A win.
     pub win: u32,
@@ -45,6 +47,7 @@ impl Default for Scoring {
 
 /// What fills the empty seats when the players do not divide by three.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ByeFill {
     /// The players left over sit out and score `scoring.bye`.
@@ -60,6 +63,7 @@ pub enum ByeFill {
 
 /// `POST /api/tournaments`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CreateTournament {
     /// 1 to 80 characters.
@@ -97,10 +101,15 @@ pub struct CreateTournament {
     /// Disconnection grace of the games (default: the server's).
     #[serde(default)]
     pub grace_ms: Option<u64>,
+    /// A rated tournament: accounts only, its games rated (a game at a bot
+    /// table stays casual). Default: false.
+    #[serde(default)]
+    pub rated: Option<bool>,
 }
 
 /// A tournament's fixed settings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TournamentSettings {
     /// The name.
     pub name: String,
@@ -129,10 +138,15 @@ pub struct TournamentSettings {
     pub starts_ms: Option<i64>,
     /// Disconnection grace of the games, ms.
     pub grace_ms: u64,
+    /// A rated tournament: accounts only; its games are rated games (a game
+    /// at a bot table stays casual). Absent: casual.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
 }
 
 /// Where a tournament is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TournamentStatus {
     /// Before round 1.
@@ -145,6 +159,7 @@ pub enum TournamentStatus {
 
 /// A registered player.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Entrant {
     /// Player id.
     pub player: String,
@@ -164,6 +179,7 @@ pub struct Entrant {
 
 /// `GET /api/tournaments/{id}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Tournament {
     /// The id.
     pub id: String,
@@ -188,6 +204,7 @@ pub struct Tournament {
 
 /// A table of a round.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Pairing {
     /// Table number, from 1.
     pub table: u32,
@@ -207,6 +224,7 @@ pub struct Pairing {
 
 /// A player without a table in a round.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Bye {
     /// Player id.
     pub player: String,
@@ -218,6 +236,7 @@ pub struct Bye {
 
 /// `GET /api/tournaments/{id}/rounds/{n}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Round {
     /// The round, from 1.
     pub round: u32,
@@ -229,6 +248,7 @@ pub struct Round {
 
 /// One line of the standings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Standing {
     /// Place, from 1; equal on every tiebreak: the same place.
     pub rank: u32,
@@ -260,6 +280,7 @@ pub struct Standing {
 
 /// `GET /api/tournaments/{id}/standings`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Standings {
     /// The tournament.
     pub tournament: String,
@@ -271,6 +292,7 @@ pub struct Standings {
 
 /// What an arbiter does to a game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ArbiterAction {
     /// Stop the clocks (moves are refused until resumed).
@@ -308,6 +330,7 @@ impl ArbiterAction {
 
 /// `POST /api/tournaments/{id}/games/{game}/arbiter`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ArbiterRequest {
     /// What.
@@ -319,6 +342,7 @@ pub struct ArbiterRequest {
 /// `PATCH /api/tournaments/{id}` (organizer, before round 1): the settings
 /// anew, as at creation, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct EditTournament {
     /// The new settings (every field as in `POST /api/tournaments`).
@@ -333,6 +357,7 @@ pub struct EditTournament {
 /// closes it now. A round robin takes no entries once round 1 is paired, so
 /// it cannot be reopened then.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RegistrationWindow {
     /// When registration closes, ms since the epoch (`null`: open until the end).
@@ -343,6 +368,7 @@ pub struct RegistrationWindow {
 
 /// `POST /api/tournaments/{id}/finish`, `DELETE /api/tournaments/{id}`: why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OrganizerReason {
     /// Why (1 to 500 characters; logged).
@@ -351,6 +377,7 @@ pub struct OrganizerReason {
 
 /// What an organizer did to a tournament as a whole.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum OrganizerAction {
     /// Ended it before its last round (its last round paired was over).
@@ -365,6 +392,7 @@ pub enum OrganizerAction {
 
 /// A line of the organizer log (`GET /api/tournaments/{id}/organizer-log`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OrganizerEntry {
     /// The tournament.
     pub tournament: String,
@@ -382,6 +410,7 @@ pub struct OrganizerEntry {
 
 /// A line of the arbiter log.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ArbiterEntry {
     /// The game.
     pub game: String,
@@ -402,6 +431,7 @@ pub struct ArbiterEntry {
 
 /// `POST /api/tournaments/register`: the code from the organizer's link.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Register {
     /// The registration code.
@@ -411,6 +441,7 @@ pub struct Register {
 /// `POST /api/tournaments/{id}/withdraw`: the organizer names the player;
 /// a player withdraws itself with an empty body.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Withdraw {
     /// The player (organizer only).
@@ -420,6 +451,7 @@ pub struct Withdraw {
 
 /// `GET /api/me/boards`: a tournament game the player sits in, not over.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Board {
     /// The tournament.
     pub tournament: String,
@@ -437,6 +469,7 @@ pub struct Board {
 
 /// The answer to an arbiter's action.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ArbiterOutcome {
     /// The game acted on, after the action.
     pub game: crate::Snapshot,

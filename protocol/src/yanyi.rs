@@ -35,6 +35,7 @@ pub fn seats(ps: engine::yanyi::Players) -> Vec<Side> {
 
 /// Why the seat to move is the one it is (RULES-YANYI §7.1 step 6).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TurnReason {
     /// Nobody has moved yet: 吴 (or the position's side to move) begins.
@@ -63,6 +64,7 @@ impl From<EngineTurnReason> for TurnReason {
 
 /// The 汉 force (§6).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum HanState {
     /// It stands still, belongs to nobody and cannot be taken (the emperor: by a horse only).
@@ -82,6 +84,7 @@ pub enum HanState {
 
 /// One absorption (兵力收编, §8): the first eliminated player's pieces changed owner.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Absorption {
     /// Whose pieces.
     pub absorbed: Side,
@@ -91,6 +94,7 @@ pub struct Absorption {
 
 /// The `yanyi` block of a 三国演弈棋 game's [`crate::Status`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct YanyiStatus {
     /// Why `turn` is to move: `start`, `cycle`, `check` (被将先走), `other`, `over`.
     pub turn_reason: TurnReason,

@@ -44,7 +44,9 @@ impl ApiError {
             | C::BadPassword
             | C::BadUsername => StatusCode::BAD_REQUEST,
             C::Unauthorized | C::BadCredentials => StatusCode::UNAUTHORIZED,
-            C::Forbidden | C::NotAPlayer | C::ChatDisabled | C::RatedNeedsAccount => StatusCode::FORBIDDEN,
+            C::Forbidden | C::NotAPlayer | C::ChatDisabled | C::RatedNeedsAccount | C::OutOfRatingRange => {
+                StatusCode::FORBIDDEN
+            }
             C::NotFound => StatusCode::NOT_FOUND,
             C::SeatTaken
             | C::AlreadySeated

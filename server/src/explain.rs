@@ -2,10 +2,11 @@
 //! client can tell a newcomer in the game's own words (translated from the
 //! refusal's code) instead of silently dropping the attempt.
 
+use axum::Json;
 use axum::extract::{Path, State};
-use axum::routing::post;
-use axum::{Json, Router};
-use protocol::{ErrorCode, ExplainMove, Explanation, Phase, Refusal};
+use protocol::{ErrorBody, ErrorCode, ExplainMove, Explanation, Phase, Refusal};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -13,10 +14,22 @@ use crate::http::{ApiJson, Game, find_game};
 use crate::room::games;
 
 /// The route, merged into the server's router.
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/api/games/{id}/explain", post(explain))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(explain))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/games/{id}/explain",
+    params(("id" = String, Path, description = "its id")),
+    request_body = ExplainMove,
+    responses(
+        (status = 200, description = "whether the move is legal now, and if not why", body = Explanation),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn explain(
     State(s): State<AppState>,
     Path(id): Path<String>,

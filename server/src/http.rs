@@ -5,14 +5,15 @@ use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Path, Query
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
 use axum::{Json, Router};
 use protocol::{
-    AddBot, BOT_LEVELS, CreateGame, Credentials, ErrorCode, GameRecord, GameSettings, GameSummary, JoinGame, Joined,
-    Phase, Session, Snapshot,
+    AddBot, BOT_LEVELS, CreateGame, Credentials, ErrorBody, ErrorCode, GameRecord, GameSettings, GameSummary, JoinGame,
+    Joined, Phase, Session, Snapshot, Variant,
 };
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -23,29 +24,45 @@ use crate::store::{Player, StoreError, TokenLookup};
 /// The longest grace period a game may ask for.
 pub(crate) const MAX_GRACE_MS: u64 = 24 * 3600 * 1000;
 
-/// The router of the whole server.
-pub fn app(state: AppState) -> Router {
-    Router::new()
-        .route("/healthz", get(healthz))
-        .route("/metrics", get(metrics))
-        .route("/api/openapi.json", get(openapi))
-        .route("/api/sessions", post(create_guest).get(crate::players::list_sessions))
-        .route("/api/accounts", post(create_account))
-        .route("/api/login", post(login))
-        .route("/api/me", get(me))
-        .route("/api/variants", get(variants))
-        .route("/api/games", post(create_game).get(list_games))
-        .route("/api/games/{id}", get(game_state))
-        .route("/api/games/{id}/join", post(join_game))
-        .route("/api/games/{id}/bots", post(add_bot))
-        .route("/api/games/{id}/record", get(game_record))
-        .route("/api/games/{id}/ws", get(crate::ws::upgrade))
+/// The routes of this module, each documented in the OpenAPI document
+/// ([`crate::openapi`]) by its `#[utoipa::path]`.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(healthz))
+        .routes(routes!(metrics))
+        .routes(routes!(openapi))
+        .routes(routes!(create_guest, crate::players::list_sessions))
+        .routes(routes!(create_account))
+        .routes(routes!(login))
+        .routes(routes!(me))
+        .routes(routes!(variants))
+        .routes(routes!(create_game, list_games))
+        .routes(routes!(game_state))
+        .routes(routes!(join_game))
+        .routes(routes!(add_bot))
+        .routes(routes!(game_record))
+        .routes(routes!(crate::ws::upgrade))
+}
+
+/// Every route of the server with its documentation: the router and the
+/// OpenAPI document come from this one list, so neither can drift.
+pub fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(crate::openapi::base())
+        .merge(routes())
         .merge(crate::tournament::api::routes())
         .merge(crate::players::routes())
         .merge(crate::pairing::routes())
+        .merge(crate::seeks::routes())
         .merge(crate::explain::routes())
+}
+
+/// The router of the whole server.
+pub fn app(state: AppState) -> Router {
+    let (router, _) = api().split_for_parts();
+    router
         .fallback(crate::web::serve)
         .layer(DefaultBodyLimit::max(16 * 1024))
+        .layer(axum::middleware::from_fn(refuse_nul))
         .layer(axum::middleware::from_fn(json_errors))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
@@ -101,6 +118,18 @@ fn has_nul(v: &serde_json::Value) -> bool {
         serde_json::Value::Object(o) => o.iter().any(|(k, v)| k.contains('\0') || has_nul(v)),
         _ => false,
     }
+}
+
+/// Refuses a path or query under `/api/` that holds a NUL character (`%00`,
+/// the only way one can be in a URI): the store cannot hold one, and a
+/// lookup with it would fail as an internal error instead of a refusal.
+async fn refuse_nul(req: Request, next: axum::middleware::Next) -> Response {
+    let uri = req.uri();
+    let nul = |s: &str| s.as_bytes().windows(3).any(|w| w.eq_ignore_ascii_case(b"%00"));
+    if uri.path().starts_with("/api/") && (nul(uri.path()) || uri.query().is_some_and(nul)) {
+        return ApiError::new(ErrorCode::BadRequest, "text may not contain NUL characters").into_response();
+    }
+    next.run(req).await
 }
 
 /// Rewrites the plain-text refusals of axum's own extractors and router (a
@@ -164,6 +193,13 @@ impl FromRequestParts<AppState> for Authed {
 }
 
 /// The game systems, in the order a client offers them.
+#[utoipa::path(
+    get,
+    path = "/api/variants",
+    responses(
+        (status = 200, description = "the game systems, in the order a client offers them", body = Vec<protocol::VariantInfo>),
+    )
+)]
 async fn variants() -> Json<Vec<protocol::VariantInfo>> {
     Json(
         protocol::Variant::ALL
@@ -178,6 +214,14 @@ async fn variants() -> Json<Vec<protocol::VariantInfo>> {
     )
 }
 
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    responses(
+        (status = 200, description = "the store answers", body = String, content_type = "text/plain"),
+        (status = 503, description = "the store is unreachable", body = String, content_type = "text/plain"),
+    )
+)]
 async fn healthz(State(s): State<AppState>) -> impl IntoResponse {
     if s.store.ping().await {
         (StatusCode::OK, "ok\n")
@@ -186,6 +230,13 @@ async fn healthz(State(s): State<AppState>) -> impl IntoResponse {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    responses(
+        (status = 200, description = "Prometheus text exposition", body = String, content_type = "text/plain"),
+    )
+)]
 async fn metrics(State(s): State<AppState>) -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
@@ -193,11 +244,15 @@ async fn metrics(State(s): State<AppState>) -> impl IntoResponse {
     )
 }
 
-async fn openapi() -> impl IntoResponse {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        include_str!("openapi.json"),
+#[utoipa::path(
+    get,
+    path = "/api/openapi.json",
+    responses(
+        (status = 200, description = "this document (OpenAPI 3.1), generated from the code", body = Object),
     )
+)]
+async fn openapi() -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "application/json")], crate::openapi::json())
 }
 
 fn session(token: String, p: &Player) -> Session {
@@ -209,6 +264,15 @@ fn session(token: String, p: &Player) -> Session {
     }
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/sessions",
+    responses(
+        (status = 201, description = "a new guest and its session", body = Session),
+        (status = 429, description = "too many from this address or player (Retry-After)", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn create_guest(State(s): State<AppState>, addr: ClientAddr) -> Result<impl IntoResponse, ApiError> {
     s.limits.rates.sessions.check(addr, &s.metrics)?;
     let p = Player {
@@ -261,6 +325,20 @@ pub(crate) fn check_password(password: &str) -> Result<(), ApiError> {
 /// `POST /api/accounts`: a new account; with a guest's `Authorization`, that
 /// guest becomes the account (same player id: its games, seats and sessions
 /// stay its own).
+#[utoipa::path(
+    post,
+    path = "/api/accounts",
+    request_body = Credentials,
+    security((), ("bearer" = [])),
+    responses(
+        (status = 201, description = "the account and a session (with a guest's token: the guest became the account)", body = Session),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 429, description = "too many from this address or player (Retry-After)", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn create_account(
     State(s): State<AppState>,
     addr: ClientAddr,
@@ -302,6 +380,18 @@ async fn create_account(
     }
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/login",
+    request_body = Credentials,
+    responses(
+        (status = 200, description = "a new session", body = Session),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 429, description = "too many from this address or player (Retry-After)", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn login(
     State(s): State<AppState>,
     addr: ClientAddr,
@@ -328,8 +418,33 @@ async fn login(
     Ok(Json(session(token, &p)))
 }
 
-async fn me(Authed(p): Authed) -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "player": p.id, "name": p.name, "account": p.account }))
+/// `GET /api/me`: who the token's player is.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Me {
+    /// The player's id.
+    pub player: String,
+    /// Its name (a guest's `guest-…`, or the account's username).
+    pub name: String,
+    /// Whether it is an account (not a guest).
+    pub account: bool,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/me",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the player of the token", body = Me),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
+async fn me(Authed(p): Authed) -> Json<Me> {
+    Json(Me {
+        player: p.id,
+        name: p.name,
+        account: p.account,
+    })
 }
 
 /// The shortest clocks a game may ask for: shorter ones are no game over a
@@ -425,6 +540,20 @@ pub(crate) fn check_grace(grace_ms: u64, min: &ClockMinimums) -> Result<(), ApiE
     Ok(())
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/games",
+    request_body = CreateGame,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "the new game", body = Snapshot),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 429, description = "too many from this address or player (Retry-After)", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn create_game(
     State(s): State<AppState>,
     addr: ClientAddr,
@@ -575,6 +704,16 @@ impl Lobby {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/games",
+    params(("phase" = Option<Phase>, Query, description = "open (default), live or finished"), ("variant" = Option<Variant>, Query, description = "only this variant (all when absent)")),
+    responses(
+        (status = 200, description = "up to 100 games of the phase, newest first", body = Vec<GameSummary>),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn list_games(
     State(s): State<AppState>,
     Query(q): Query<ListQuery>,
@@ -675,6 +814,12 @@ pub(crate) async fn find_game(s: &AppState, id: &str) -> Result<Option<Game>, Ap
     match s.store.game_phase(id).await? {
         None => Ok(None),
         Some(Phase::Finished) => {
+            // The final state kept with the finish: read, not replayed.
+            if let Some(snap) = s.store.finished_snapshot(id).await? {
+                let snap = Arc::new(snap);
+                s.finished.put(id, Arc::clone(&snap));
+                return Ok(Some(Game::Finished(snap)));
+            }
             let Some(stored) = s.store.load_game(id).await? else {
                 return Ok(None);
             };
@@ -701,6 +846,17 @@ async fn room(s: &AppState, id: &str) -> Result<crate::room::RoomHandle, ApiErro
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/games/{id}",
+    params(("id" = String, Path, description = "its id")),
+    responses(
+        (status = 200, description = "the game as a spectator sees it", body = Snapshot),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn game_state(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<Snapshot>, ApiError> {
     match find_game(&s, &id).await?.ok_or_else(no_such_game)? {
         Game::Room(h) => Ok(Json(h.snapshot().await?)),
@@ -708,6 +864,23 @@ async fn game_state(State(s): State<AppState>, Path(id): Path<String>) -> Result
     }
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/games/{id}/join",
+    params(("id" = String, Path, description = "its id")),
+    request_body = JoinGame,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the seat taken", body = Joined),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 422, description = "the game refuses it (the code says why)", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn join_game(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -721,7 +894,7 @@ async fn join_game(
             "a rated game takes accounts only: sign up or log in to take this seat",
         ));
     }
-    let side = handle.join(p, j.side).await?;
+    let side = handle.join_seeded(p, j.side, j.seed).await?;
     s.lobby.changed();
     Ok(Json(Joined { game: id, side }))
 }
@@ -741,6 +914,24 @@ fn bot_level(n: u8) -> Result<bot::Level, ApiError> {
 }
 
 /// `POST /api/games/{id}/bots`: the creator seats a bot before the game starts.
+#[utoipa::path(
+    post,
+    path = "/api/games/{id}/bots",
+    params(("id" = String, Path, description = "its id")),
+    request_body = AddBot,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the seat the bot took", body = Joined),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 422, description = "the game refuses it (the code says why)", body = ErrorBody),
+        (status = 429, description = "too many from this address or player (Retry-After)", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn add_bot(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -778,6 +969,19 @@ async fn add_bot(
     Ok(Json(Joined { game: id, side }))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/games/{id}/record",
+    params(("id" = String, Path, description = "its id")),
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "the record: moves, events, and the chat this viewer may read", body = GameRecord),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn game_record(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -791,7 +995,8 @@ async fn game_record(
 
 /// Adds the variant's own record lines to a record read from the store, as
 /// the game's room shows them to spectators ([`crate::room::core::Room::view`]:
-/// public by construction). The store's part of a record is public already:
+/// public by construction): a finished game's from the final state its room
+/// kept when it finished ([`find_game`]; older games: their room, replayed). The store's part of a record is public already:
 /// the start position a game gives is its public one and the stored command
 /// texts are public (`RoomGame::initial_position`, `RoomGame::command_text`).
 pub(crate) async fn with_notes(s: &AppState, record: &mut GameRecord) -> Result<(), ApiError> {

@@ -9,14 +9,17 @@ pub mod boards;
 pub mod deal;
 pub mod error;
 pub mod explain;
+pub mod housekeeping;
 pub mod http;
 pub mod limits;
 pub mod metrics;
+pub mod openapi;
 pub mod pairing;
 pub mod penalty;
 pub mod players;
 pub mod rating;
 pub mod room;
+pub mod seeks;
 pub mod store;
 pub mod tournament;
 pub mod web;
@@ -79,8 +82,12 @@ pub struct Config {
     pub password_hashes: usize,
     /// Requests that may wait for a password hash; more get 429.
     pub password_queue: usize,
-    /// Game sockets open at once (beyond: HTTP 503 before the upgrade).
+    /// Game sockets open at once (beyond: HTTP 503 before the upgrade); never
+    /// more than the open-file limit less `fd_reserve`.
     pub max_sockets: usize,
+    /// Open files kept from game sockets for accepts, plain HTTP requests
+    /// (health checks), the store and files.
+    pub fd_reserve: usize,
     /// Game sockets one address may hold (beyond: HTTP 429).
     pub max_sockets_per_address: usize,
     /// Spectators per game (beyond: closed with 4002).
@@ -93,6 +100,11 @@ pub struct Config {
     pub max_bot_only_games: usize,
     /// The shortest clocks and grace period a game may ask for.
     pub clock_minimums: http::ClockMinimums,
+    /// How often the store is swept of expired sessions and abandoned guests.
+    pub sweep_interval: Duration,
+    /// How old a guest with no session and no trace (no game, chat,
+    /// tournament or rating) must be before the sweep deletes it.
+    pub guest_max_age: Duration,
 }
 
 impl Default for Config {
@@ -116,12 +128,15 @@ impl Default for Config {
             password_hashes: std::thread::available_parallelism().map_or(1, |n| n.get()),
             password_queue: 32,
             max_sockets: 10_000,
+            fd_reserve: 1024,
             max_sockets_per_address: 100,
             max_spectators: 200,
             hello_timeout: Duration::from_secs(5),
             max_bot_games_per_address: 3,
             max_bot_only_games: 4,
             clock_minimums: http::ClockMinimums::default(),
+            sweep_interval: Duration::from_secs(600),
+            guest_max_age: Duration::from_secs(24 * 3600),
         }
     }
 }
@@ -163,6 +178,8 @@ pub struct AppState {
     pub lobby: Arc<http::Lobby>,
     /// Quick pairing's pool (issue 16).
     pub pairing: Arc<pairing::Pool>,
+    /// The lobby's open seeks (issue 16).
+    pub seeks: Arc<seeks::Seeks>,
 }
 
 /// A startup failure.
@@ -198,6 +215,7 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
         finished: Arc::default(),
         lobby: Arc::default(),
         pairing: Arc::default(),
+        seeks: Arc::default(),
         config: Arc::new(config),
         store,
         rooms,
@@ -230,18 +248,9 @@ pub async fn serve(
     let tracker = state.tracker.clone();
     let store = state.store.clone();
     tracing::info!(addr = %listener.local_addr()?, "listening");
-    // Addresses whose allowances are whole again are forgotten each minute.
-    let limits = Arc::clone(&state.limits);
-    let forget = token.clone();
-    tracker.spawn(async move {
-        let mut every = tokio::time::interval(Duration::from_secs(60));
-        loop {
-            tokio::select! {
-                _ = every.tick() => limits.forget_idle(),
-                () = forget.cancelled() => break,
-            }
-        }
-    });
+    // Expired sessions, abandoned guests and idle entries of the in-memory
+    // limits are swept on timers (bounded growth).
+    housekeeping::spawn(&state, Duration::from_secs(60));
     let app = http::app(state);
     let stop = token.clone();
     // Game messages are small and latency-bound: send each at once (no Nagle).

@@ -577,6 +577,39 @@ impl BotGames {
             .retain(|g| g != id);
     }
 
+    /// Drops the finished games of every address (and the server's games of
+    /// bots alone), then the addresses left with none: an address that
+    /// never creates a game again is not kept for ever.
+    pub async fn forget_finished(&self, store: &crate::store::Store) -> Result<(), ApiError> {
+        let counted: Vec<String> = {
+            let m = self.by_addr.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ids: Vec<String> = m.values().flatten().cloned().collect();
+            ids.extend(self.only_bots.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned());
+            ids.retain(|g| !g.starts_with("pending-"));
+            ids.sort();
+            ids.dedup();
+            ids
+        };
+        let live = unfinished(store, counted.clone()).await?;
+        let finished = |g: &String| counted.contains(g) && !live.contains(g);
+        let mut m = self.by_addr.lock().unwrap_or_else(|e| e.into_inner());
+        for games in m.values_mut() {
+            games.retain(|g| !finished(g));
+        }
+        drop(m);
+        self.only_bots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|g| !finished(g));
+        self.forget_idle();
+        Ok(())
+    }
+
+    /// Addresses with games counted now.
+    pub fn addresses(&self) -> usize {
+        self.by_addr.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
     /// Forgets addresses with no game counted.
     fn forget_idle(&self) {
         let mut m = self.by_addr.lock().unwrap_or_else(|e| e.into_inner());
@@ -621,6 +654,38 @@ impl Presence {
     }
 }
 
+/// Raises this process's open-file limit (`RLIMIT_NOFILE`) from its soft
+/// value to its hard one, and returns the soft limit now in force (`None`
+/// where there is none to read). Called once at start by `sanguo serve`.
+pub fn raise_fd_limit() -> Option<u64> {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(n) => Some(n),
+        Err(e) => {
+            tracing::warn!(error = %e, "the open-file limit could not be raised");
+            fd_limit()
+        }
+    }
+}
+
+/// The soft open-file limit in force, if any.
+pub fn fd_limit() -> Option<u64> {
+    rlimit::getrlimit(rlimit::Resource::NOFILE)
+        .ok()
+        .map(|(soft, _)| soft)
+        .filter(|&n| n != rlimit::INFINITY)
+}
+
+/// The game sockets the server may hold: the configured cap, and never more
+/// than the open files left once `reserve` are kept for the listener's
+/// accepts, plain HTTP requests (health checks among them), the store's
+/// connections and files. At least one.
+pub fn socket_cap(configured: usize, fd_limit: Option<u64>, reserve: usize) -> usize {
+    let by_files = fd_limit.map_or(usize::MAX, |n| {
+        usize::try_from(n).unwrap_or(usize::MAX).saturating_sub(reserve)
+    });
+    configured.min(by_files).max(1)
+}
+
 /// Every limit of the server, built from its configuration.
 #[derive(Debug)]
 pub struct Limits {
@@ -643,7 +708,7 @@ impl Limits {
             rates: Rates::new(config.rates),
             hasher: Hasher::new(config.password_hashes, config.password_queue, metrics.clone()),
             sockets: Sockets::new(
-                config.max_sockets,
+                socket_cap(config.max_sockets, fd_limit(), config.fd_reserve),
                 config.max_sockets_per_address,
                 config.max_spectators,
             ),
@@ -712,6 +777,58 @@ mod tests {
         assert!(!verify_blocking("correct horse batter", &ours));
         assert!(!verify_blocking("x", "not a hash"));
         assert!(!verify_blocking("x", &DUMMY_HASH));
+    }
+
+    /// An address whose games with bots finished is forgotten by the sweep,
+    /// even if it never creates a game again.
+    #[tokio::test]
+    async fn finished_bot_games_and_their_addresses_are_forgotten() {
+        let path = std::env::temp_dir().join(format!("sanguo-limits-{}.sqlite", rand::random::<u64>()));
+        let store = crate::store::Store::connect(
+            &format!("sqlite://{}?mode=rwc", path.display()),
+            crate::metrics::Metrics::default(),
+        )
+        .await
+        .unwrap();
+        store.create_player("p1", "P", None, "token-p1").await.unwrap();
+        let settings: protocol::GameSettings = serde_json::from_value(serde_json::json!({
+            "time_control": {"base_ms": 600000}, "direction": "ccw", "public": true,
+            "players_chat": true, "grace_ms": 60000
+        }))
+        .unwrap();
+        for g in ["g1", "g2"] {
+            store.create_game(g, "p1", &settings, "start", None).await.unwrap();
+        }
+        let quota = BotGames::new(3, 4);
+        let (a, b) = (
+            ClientAddr("127.0.0.2".parse().unwrap()),
+            ClientAddr("127.0.0.3".parse().unwrap()),
+        );
+        quota.admit(&store, a, Some("g1"), 3).await.unwrap();
+        quota.admit(&store, b, Some("g2"), 1).await.unwrap();
+        quota.forget_finished(&store).await.unwrap();
+        assert_eq!(quota.addresses(), 2, "unfinished games stay counted");
+        sqlx::query("UPDATE games SET phase = 'finished' WHERE id = 'g1'")
+            .execute(&store.pool)
+            .await
+            .unwrap();
+        quota.forget_finished(&store).await.unwrap();
+        assert_eq!(quota.addresses(), 1, "the address of the finished game is forgotten");
+        assert!(quota.only_bots.lock().unwrap().is_empty(), "and its game of bots alone");
+        store.close().await;
+        let _ = std::fs::remove_file(path);
+    }
+
+    #[test]
+    fn the_socket_cap_keeps_files_in_reserve() {
+        assert_eq!(socket_cap(10_000, Some(20_000), 1024), 10_000);
+        assert_eq!(socket_cap(100_000, Some(20_000), 1024), 18_976);
+        assert_eq!(socket_cap(100_000, None, 1024), 100_000);
+        assert_eq!(socket_cap(100_000, Some(512), 1024), 1, "never none");
+        // The process's own limit is read, and raising it never lowers it.
+        let before = fd_limit();
+        let after = raise_fd_limit();
+        assert!(after >= before, "{after:?} < {before:?}");
     }
 
     #[test]

@@ -159,6 +159,17 @@ struct ServeArgs {
     /// Seconds a new game socket has to send its `hello` (then closed with 1008).
     #[arg(long, env = "SANGUO_HELLO_SECS", default_value_t = 5)]
     hello_secs: u64,
+    /// Open files kept from game sockets for accepts, health checks, plain HTTP
+    /// and the store: game sockets are capped at the open-file limit less this.
+    #[arg(long, env = "SANGUO_FD_RESERVE", default_value_t = 1024)]
+    fd_reserve: usize,
+    /// Seconds between sweeps of the store (expired sessions, abandoned guests).
+    #[arg(long, env = "SANGUO_SWEEP_SECS", default_value_t = 600)]
+    sweep_secs: u64,
+    /// Seconds after which a guest with no session left and no game, chat line,
+    /// tournament or rating is deleted by the sweep.
+    #[arg(long, env = "SANGUO_GUEST_MAX_AGE_SECS", default_value_t = 24 * 3600)]
+    guest_max_age_secs: u64,
 }
 
 fn serve(args: ServeArgs) -> Result<()> {
@@ -201,8 +212,19 @@ fn serve(args: ServeArgs) -> Result<()> {
         hello_timeout: std::time::Duration::from_secs(args.hello_secs.max(1)),
         max_bot_games_per_address: args.max_bot_games_per_address,
         max_bot_only_games: args.max_bot_only_games,
+        sweep_interval: std::time::Duration::from_secs(args.sweep_secs.max(1)),
+        fd_reserve: args.fd_reserve,
+        guest_max_age: std::time::Duration::from_secs(args.guest_max_age_secs),
         ..server::Config::default()
     };
+    // The open-file limit's soft value up to its hard one; game sockets are
+    // capped below it (`--fd-reserve`).
+    let files = server::limits::raise_fd_limit();
+    tracing::info!(
+        open_files = ?files,
+        game_sockets = server::limits::socket_cap(config.max_sockets, files, config.fd_reserve),
+        "open-file limit"
+    );
     let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&args.listen)

@@ -13,16 +13,16 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use axum::Json;
-use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use axum::routing::get;
 use protocol::players::TimeClass;
-use protocol::{ErrorCode, GameSettings, Side, TimeControl};
+use protocol::{ErrorBody, ErrorCode, GameSettings, Side, TimeControl};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -76,7 +76,7 @@ impl Seeker {
 }
 
 /// Where a player was seated.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Seated {
     /// The game.
     pub game: String,
@@ -129,15 +129,16 @@ fn find_three(waiting: &[Seeker], now: Instant) -> Option<[usize; 3]> {
 }
 
 /// `POST /api/pairing`'s body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct Seek {
     tile: String,
 }
 
 /// Where the caller stands.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(tag = "state", rename_all = "snake_case")]
+#[schema(as = PairingStatus)]
 enum Status {
     /// Not seeking.
     Idle,
@@ -153,7 +154,8 @@ enum Status {
 }
 
 /// A tile as listed.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = PairingTile)]
 struct Tile {
     key: &'static str,
     time_control: TimeControl,
@@ -163,12 +165,19 @@ struct Tile {
 }
 
 /// The routes of quick pairing.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/api/pairing", get(status).post(seek).delete(leave))
-        .route("/api/pairing/tiles", get(tiles))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(status, seek, leave))
+        .routes(routes!(tiles))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/pairing/tiles",
+    responses(
+        (status = 200, description = "the tiles and how many wait at each", body = Vec<Tile>),
+    )
+)]
 async fn tiles(State(s): State<AppState>) -> Json<Vec<Tile>> {
     let inner = s.pairing.inner.lock().unwrap_or_else(|e| e.into_inner());
     Json(
@@ -188,6 +197,18 @@ async fn tiles(State(s): State<AppState>) -> Json<Vec<Tile>> {
 }
 
 /// `POST /api/pairing`: the caller waits at a tile (instead of any other).
+#[utoipa::path(
+    post,
+    path = "/api/pairing",
+    request_body = Seek,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "where the caller stands now", body = Status),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn seek(
     State(s): State<AppState>,
     Authed(p): Authed,
@@ -221,12 +242,32 @@ async fn seek(
 }
 
 /// `GET /api/pairing`: the caller's state (pairs whoever may play by now).
+#[utoipa::path(
+    get,
+    path = "/api/pairing",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "where the caller stands", body = Status),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn status(State(s): State<AppState>, Authed(p): Authed) -> Json<Status> {
     try_pair(&s).await;
     Json(status_of(&s, &p.id))
 }
 
 /// `DELETE /api/pairing`: the caller stops waiting.
+#[utoipa::path(
+    delete,
+    path = "/api/pairing",
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "the caller waits no more"),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn leave(State(s): State<AppState>, Authed(p): Authed) -> impl IntoResponse {
     let mut inner = s.pairing.inner.lock().unwrap_or_else(|e| e.into_inner());
     inner.waiting.retain(|w| w.player.id != p.id);

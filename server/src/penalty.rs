@@ -59,6 +59,25 @@ impl PenaltyBox {
             .filter(|d| !d.is_zero())
     }
 
+    /// Forgets every client whose wait is served and who has been clean for
+    /// [`FORGET_AFTER`] since (its next cut-off would start afresh anyway):
+    /// run every minute or so, the box then holds only recent flooders.
+    pub fn forget_served(&self, now: Instant) {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.retain(|_, e| e.until + FORGET_AFTER > now);
+        entries.shrink_to_fit();
+    }
+
+    /// Clients in the box (served or not).
+    pub fn len(&self) -> usize {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether the box is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// `key` was cut off for flooding: it waits, longer each time in a row.
     /// Returns the wait.
     pub fn cut_off(&self, key: &str, now: Instant) -> Duration {
@@ -109,6 +128,25 @@ mod tests {
         // Clean for long enough: back to the first wait.
         let later = t1 + Duration::from_secs(31) + FORGET_AFTER;
         assert_eq!(b.cut_off(&k, later), Duration::from_secs(5));
+    }
+
+    #[test]
+    fn served_waits_are_forgotten_by_the_sweep() {
+        let b = PenaltyBox::new(Duration::from_secs(5));
+        let t = Instant::now();
+        // Fewer than the cut-off's own sweep threshold: only the timed sweep empties it.
+        for i in 0..100 {
+            b.cut_off(&format!("ip:10.0.0.{i}"), t);
+        }
+        b.cut_off("p:late", t + Duration::from_secs(60));
+        assert_eq!(b.len(), 101);
+        b.forget_served(t + Duration::from_secs(5));
+        assert_eq!(b.len(), 101, "still within their clean period");
+        b.forget_served(t + Duration::from_secs(6) + FORGET_AFTER);
+        assert_eq!(b.len(), 1, "only the late one is kept");
+        assert!(b.waiting("p:late", t + Duration::from_secs(61)).is_some());
+        b.forget_served(t + Duration::from_secs(66) + FORGET_AFTER);
+        assert!(b.is_empty());
     }
 
     #[test]

@@ -4,19 +4,19 @@
 //! [`crate::http`].
 
 use axum::Json;
-use axum::Router;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use axum::routing::{delete, get, post};
 use protocol::players::{
     LeaderboardEntry, PlayerProfile, PlayerRating, ProfileGame, RatingPoint, SeatTally, SessionInfo, TimeClass,
 };
-use protocol::{ErrorCode, GameResult, GameSettings, Outcome, Phase, Side, Variant};
+use protocol::{ErrorBody, ErrorCode, GameResult, GameSettings, Outcome, Phase, Side, Variant};
 use serde::Deserialize;
 use skillratings::weng_lin::WengLinRating;
 use sqlx::Row;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -25,12 +25,12 @@ use crate::rating::{PROVISIONAL_DEVIATION, shown};
 use crate::store::{Player, Store, StoreError, token_digest, wall_ms};
 
 /// The routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/api/sessions/{id}", delete(revoke_session))
-        .route("/api/logout", post(logout))
-        .route("/api/players/{id}", get(profile))
-        .route("/api/leaderboard", get(leaderboard))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(revoke_session))
+        .routes(routes!(logout))
+        .routes(routes!(profile))
+        .routes(routes!(leaderboard))
 }
 
 /// The player of the request and the digest of its session token.
@@ -53,6 +53,16 @@ impl FromRequestParts<AppState> for Current {
 }
 
 /// `GET /api/sessions`: the player's live sessions, newest first.
+#[utoipa::path(
+    get,
+    path = "/api/sessions",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the player's live sessions, newest first", body = Vec<SessionInfo>),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 pub(crate) async fn list_sessions(
     State(s): State<AppState>,
     Current(p, digest): Current,
@@ -84,6 +94,19 @@ pub(crate) async fn list_sessions(
 
 /// `DELETE /api/sessions/{id}`: ends one of the player's sessions (its token
 /// is refused from then on).
+#[utoipa::path(
+    delete,
+    path = "/api/sessions/{id}",
+    params(("id" = String, Path, description = "the session's id (SessionInfo.id)")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "the session is ended"),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn revoke_session(
     State(s): State<AppState>,
     Current(p, _): Current,
@@ -97,6 +120,16 @@ async fn revoke_session(
 }
 
 /// `POST /api/logout`: ends the session of the request.
+#[utoipa::path(
+    post,
+    path = "/api/logout",
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "the session of the request is ended"),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn logout(State(s): State<AppState>, Current(p, digest): Current) -> Result<impl IntoResponse, ApiError> {
     s.store.delete_session(&p.id, &digest).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -119,12 +152,39 @@ const PROFILE_GAMES: i64 = 50;
 /// The most players a leaderboard lists.
 const LEADERBOARD_SIZE: i64 = 100;
 
-/// `GET /api/players/{id}`: ratings with history, W/D/L per seat, latest games.
-async fn profile(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<PlayerProfile>, ApiError> {
+/// `GET /api/players/{id}?variant=`: ratings with history, W/D/L per seat,
+/// latest games — of one variant when `variant` is given.
+#[utoipa::path(
+    get,
+    path = "/api/players/{id}",
+    params(
+        ("id" = String, Path, description = "the player's id"),
+        ("variant" = Option<Variant>, Query, description = "only this variant's ratings and games (default: every variant)"),
+    ),
+    responses(
+        (status = 200, description = "ratings with history, results per seat, latest games", body = PlayerProfile),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
+async fn profile(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<ProfileQuery>,
+) -> Result<Json<PlayerProfile>, ApiError> {
+    let variant = crate::http::variant_filter(q.variant.as_deref())?;
     if id.len() > 64 {
         return Err(no_such_player());
     }
-    Ok(Json(s.store.profile(&id).await?.ok_or_else(no_such_player)?))
+    Ok(Json(
+        s.store.profile_of(&id, variant).await?.ok_or_else(no_such_player)?,
+    ))
+}
+
+#[derive(Debug, Deserialize)]
+struct ProfileQuery {
+    variant: Option<String>,
 }
 
 fn no_such_player() -> ApiError {
@@ -139,6 +199,16 @@ struct BoardQuery {
 
 /// `GET /api/leaderboard?variant=&class=`: the best non-provisional ratings
 /// (100 at most) of a variant (default `sanguo`) and class (default `blitz`).
+#[utoipa::path(
+    get,
+    path = "/api/leaderboard",
+    params(("variant" = Option<Variant>, Query, description = "default sanguo"), ("class" = Option<TimeClass>, Query, description = "default blitz")),
+    responses(
+        (status = 200, description = "the best non-provisional ratings (100 at most)", body = Vec<LeaderboardEntry>),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn leaderboard(
     State(s): State<AppState>,
     Query(q): Query<BoardQuery>,
@@ -229,6 +299,14 @@ impl Store {
 
     /// A player's profile (`None`: no such player).
     pub async fn profile(&self, id: &str) -> Result<Option<PlayerProfile>, StoreError> {
+        self.profile_of(id, None).await
+    }
+
+    /// A player's profile, of one variant's ratings, results and games when
+    /// `variant` is given (`None`: no such player).
+    pub async fn profile_of(&self, id: &str, variant: Option<Variant>) -> Result<Option<PlayerProfile>, StoreError> {
+        // '' matches every variant.
+        let only = variant.map_or("", Variant::key);
         let Some(p) = sqlx::query("SELECT id, name, username, bot_level, created_ms FROM players WHERE id = $1")
             .bind(id)
             .fetch_optional(&self.pool)
@@ -240,9 +318,10 @@ impl Store {
         let history = self.rating_history(id).await?;
         let rating_rows = sqlx::query(
             "SELECT variant, class, mu, sigma, rating, deviation, games FROM ratings WHERE player_id = $1 \
-             ORDER BY variant, class",
+             AND ($2 = '' OR variant = $2) ORDER BY variant, class",
         )
         .bind(id)
+        .bind(only)
         .fetch_all(&self.pool)
         .await?;
         let mut ratings = Vec::new();
@@ -292,9 +371,10 @@ impl Store {
         let mut seats = [SeatTally::default(); 3];
         let finished = sqlx::query(
             "SELECT s.side, g.result FROM seats s JOIN games g ON g.id = s.game_id \
-             WHERE s.player_id = $1 AND g.phase = 'finished'",
+             WHERE s.player_id = $1 AND g.phase = 'finished' AND ($2 = '' OR g.variant = $2)",
         )
         .bind(id)
+        .bind(only)
         .fetch_all(&self.pool)
         .await?;
         for r in &finished {
@@ -314,20 +394,22 @@ impl Store {
         // The latest games, with every seat's name.
         let game_rows = sqlx::query(
             "SELECT g.id, g.phase, g.settings, g.result, g.created_ms, s.side FROM seats s \
-             JOIN games g ON g.id = s.game_id WHERE s.player_id = $1 \
+             JOIN games g ON g.id = s.game_id WHERE s.player_id = $1 AND ($3 = '' OR g.variant = $3) \
              ORDER BY g.created_ms DESC, g.id LIMIT $2",
         )
         .bind(id)
         .bind(PROFILE_GAMES)
+        .bind(only)
         .fetch_all(&self.pool)
         .await?;
         let name_rows = sqlx::query(
             "SELECT s.game_id, s.side, p.name FROM seats s JOIN players p ON p.id = s.player_id \
              WHERE s.game_id IN (SELECT s2.game_id FROM seats s2 JOIN games g ON g.id = s2.game_id \
-             WHERE s2.player_id = $1 ORDER BY g.created_ms DESC, g.id LIMIT $2)",
+             WHERE s2.player_id = $1 AND ($3 = '' OR g.variant = $3) ORDER BY g.created_ms DESC, g.id LIMIT $2)",
         )
         .bind(id)
         .bind(PROFILE_GAMES)
+        .bind(only)
         .fetch_all(&self.pool)
         .await?;
         let mut names: std::collections::HashMap<String, [Option<String>; 3]> = Default::default();

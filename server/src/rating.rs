@@ -147,7 +147,8 @@ pub(crate) async fn apply(
         .await?
         .try_get("n")?;
     if done > 0 {
-        return Ok(());
+        // Rated already: the end written again is an arbiter's correction.
+        return rerate(conn, game, ranks, wall_ms).await;
     }
     let seat_rows = sqlx::query(
         "SELECT s.side, s.player_id, p.username, p.bot_level FROM seats s JOIN players p ON p.id = s.player_id \
@@ -239,6 +240,156 @@ pub(crate) async fn apply(
         .await?;
     }
     tracing::info!(%game, variant, class, ?ranks, "game rated");
+    Ok(())
+}
+
+/// A rated game as [`rerate`] replays it: its players at W, B, Y, the
+/// places stored, and the ratings they had before it.
+#[derive(Clone, Debug, PartialEq)]
+struct Replayed {
+    game: String,
+    players: [String; 3],
+    ranks: [u32; 3],
+    before: [WengLinRating; 3],
+}
+
+/// The games whose ratings change when `first` (the first of `games`, in the
+/// order they were rated) is rated anew: `first`, then every later game with
+/// a player whose rating changed by then (its three players' ratings change
+/// in turn). Indices into `games`, in order.
+fn cascade(games: &[Replayed]) -> Vec<usize> {
+    let mut touched: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for (k, g) in games.iter().enumerate() {
+        if k == 0 || g.players.iter().any(|p| touched.contains(p.as_str())) {
+            touched.extend(g.players.iter().map(String::as_str));
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// Rates anew a game rated before whose result an arbiter corrected
+/// (`ranks`: the corrected places). The game keeps its place in the order of
+/// rating (its first rating's time): its changes are computed again from the
+/// ratings its players had before it, and so is every later game of its
+/// rating pool (variant and class) whose players' ratings changed as a
+/// result ([`cascade`]), each with the places it had; the players' current
+/// ratings become the replay's last values. Their game counts are unchanged.
+///
+/// The rating rows of every player of the replay are locked first (the same
+/// no-op update as [`apply`]'s), and the replay's games read again under the
+/// lock until no new player appears, so no game finishing meanwhile is lost.
+async fn rerate(conn: &mut AnyConnection, game: &str, ranks: [u32; 3], wall_ms: i64) -> Result<(), StoreError> {
+    let first = sqlx::query("SELECT variant, class, wall_ms FROM rating_changes WHERE game_id = $1")
+        .bind(game)
+        .fetch_one(&mut *conn)
+        .await?;
+    let variant: String = first.try_get("variant")?;
+    let class: String = first.try_get("class")?;
+    let at: i64 = first.try_get("wall_ms")?;
+    let mut locked: std::collections::BTreeSet<String> = Default::default();
+    let games = loop {
+        let rows = sqlx::query(
+            "SELECT game_id, player_id, side, rank, mu_before, sigma_before FROM rating_changes \
+             WHERE variant = $1 AND class = $2 AND (wall_ms > $3 OR (wall_ms = $3 AND game_id >= $4)) \
+             ORDER BY wall_ms, game_id",
+        )
+        .bind(variant.as_str())
+        .bind(class.as_str())
+        .bind(at)
+        .bind(game)
+        .fetch_all(&mut *conn)
+        .await?;
+        let mut games: Vec<Replayed> = Vec::new();
+        for r in &rows {
+            let id: String = r.try_get("game_id")?;
+            if games.last().is_none_or(|g| g.game != id) {
+                games.push(Replayed {
+                    game: id,
+                    players: Default::default(),
+                    ranks: [0; 3],
+                    before: [initial(); 3],
+                });
+            }
+            let g = games.last_mut().expect("pushed");
+            let side: String = r.try_get("side")?;
+            let i = Side::parse(&side)
+                .ok_or_else(|| StoreError::Corrupt(format!("side {side:?}")))?
+                .index();
+            g.players[i] = r.try_get("player_id")?;
+            g.ranks[i] = r.try_get::<i64, _>("rank")? as u32;
+            g.before[i] = WengLinRating {
+                rating: float(&r.try_get::<String, _>("mu_before")?)?,
+                uncertainty: float(&r.try_get::<String, _>("sigma_before")?)?,
+            };
+        }
+        if games.first().is_none_or(|g| g.game != game) {
+            return Err(StoreError::Corrupt(format!("rating changes of {game} vanished")));
+        }
+        if games[0].ranks == ranks {
+            // The same places: nothing changes.
+            return Ok(());
+        }
+        let replay: Vec<Replayed> = cascade(&games).into_iter().map(|k| games[k].clone()).collect();
+        let players: std::collections::BTreeSet<String> =
+            replay.iter().flat_map(|g| g.players.iter().cloned()).collect();
+        let new: Vec<String> = players.difference(&locked).cloned().collect();
+        if new.is_empty() {
+            break replay;
+        }
+        for p in new {
+            sqlx::query("UPDATE ratings SET games = games WHERE player_id = $1 AND variant = $2 AND class = $3")
+                .bind(p.as_str())
+                .bind(variant.as_str())
+                .bind(class.as_str())
+                .execute(&mut *conn)
+                .await?;
+            locked.insert(p);
+        }
+    };
+    let mut now: std::collections::HashMap<String, WengLinRating> = Default::default();
+    for (k, g) in games.iter().enumerate() {
+        let before: [WengLinRating; 3] =
+            std::array::from_fn(|i| now.get(&g.players[i]).copied().unwrap_or(g.before[i]));
+        let places = if k == 0 { ranks } else { g.ranks };
+        let after = rate(before, places);
+        for i in 0..3 {
+            sqlx::query(
+                "UPDATE rating_changes SET rank = $1, mu_before = $2, sigma_before = $3, mu_after = $4, \
+                 sigma_after = $5, rating_before = $6, rating_after = $7 WHERE game_id = $8 AND player_id = $9",
+            )
+            .bind(i64::from(places[i]))
+            .bind(before[i].rating.to_string())
+            .bind(before[i].uncertainty.to_string())
+            .bind(after[i].rating.to_string())
+            .bind(after[i].uncertainty.to_string())
+            .bind(displayed(before[i]))
+            .bind(displayed(after[i]))
+            .bind(g.game.as_str())
+            .bind(g.players[i].as_str())
+            .execute(&mut *conn)
+            .await?;
+            now.insert(g.players[i].clone(), after[i]);
+        }
+    }
+    for (p, r) in &now {
+        sqlx::query(
+            "UPDATE ratings SET mu = $1, sigma = $2, rating = $3, deviation = $4, updated_ms = $5 \
+             WHERE player_id = $6 AND variant = $7 AND class = $8",
+        )
+        .bind(r.rating.to_string())
+        .bind(r.uncertainty.to_string())
+        .bind(displayed(*r))
+        .bind(deviation(*r))
+        .bind(wall_ms)
+        .bind(p.as_str())
+        .bind(variant.as_str())
+        .bind(class.as_str())
+        .execute(&mut *conn)
+        .await?;
+    }
+    tracing::info!(%game, variant, class, ?ranks, replayed = games.len(), "game rated anew after a correction");
     Ok(())
 }
 
@@ -540,6 +691,148 @@ mod tests {
             profile.seats[Side::Y.index()].win,
             2,
             "the casual game counts for W/D/L too"
+        );
+        store.close().await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+
+    /// An arbiter's correction of a rated game's result rates it anew in its
+    /// place: its changes, every later game of the pool whose players'
+    /// ratings changed through it (and through those, in turn), and the
+    /// current ratings follow; a game untouched by it keeps its numbers, and
+    /// nobody's count of rated games changes.
+    #[tokio::test]
+    async fn a_corrected_result_is_rated_anew_with_every_later_game_it_touched() {
+        use crate::store::Op;
+        use protocol::{Phase, TimeControl};
+        let path = std::env::temp_dir().join(format!("sanguo-rerate-{}.sqlite", rand::random::<u64>()));
+        let store = Store::connect(
+            &format!("sqlite://{}?mode=rwc", path.display()),
+            crate::metrics::Metrics::default(),
+        )
+        .await
+        .expect("store");
+        for p in ["pa", "pb", "pc", "pd", "pe", "pf", "pg", "ph"] {
+            store
+                .create_player(p, p, Some((p, "hash")), &format!("token-{p}"))
+                .await
+                .expect("player");
+        }
+        let settings = GameSettings {
+            variant: Default::default(),
+            time_control: TimeControl {
+                base_ms: 180_000,
+                increment_ms: 2_000,
+                per_move_ms: None,
+                byoyomi: None,
+            },
+            direction: Default::default(),
+            public: true,
+            players_chat: true,
+            grace_ms: 60_000,
+            rated: true,
+            anqi: None,
+        };
+        // W wins, B and Y lose without leaving: places 1, 2, 2 (and so on).
+        let won_by = |side: Side| {
+            let mut outcomes = [Some(L); 3];
+            outcomes[side.index()] = Some(Wn);
+            result(Ending::Adjudicated, outcomes, Vec::new())
+        };
+        let finish = |result: GameResult, wall_ms: i64| {
+            vec![Op::Phase {
+                phase: Phase::Finished,
+                result: Some(result),
+                wall_ms,
+            }]
+        };
+        // g1 a b c (Y wins), g2 a d e, g3 f g h (none of them met g1's
+        // players), g4 f g d (d's rating changed through g2).
+        let games = [
+            ("g1", ["pa", "pb", "pc"], Side::Y, 10),
+            ("g2", ["pa", "pd", "pe"], Side::W, 20),
+            ("g3", ["pf", "pg", "ph"], Side::B, 30),
+            ("g4", ["pf", "pg", "pd"], Side::Y, 40),
+        ];
+        for (game, players, winner, wall) in games {
+            store
+                .create_game(game, "pa", &settings, "start", None)
+                .await
+                .expect("game");
+            let seats: Vec<Op> = Side::ALL
+                .into_iter()
+                .zip(players)
+                .map(|(side, p)| Op::Seat {
+                    side,
+                    player: p.into(),
+                    bot: None,
+                    wall_ms: 1,
+                })
+                .collect();
+            store.commit(game, 1, &seats).await.expect("seats");
+            store
+                .commit(game, 2, &finish(won_by(winner), wall))
+                .await
+                .expect("finish");
+        }
+        let mus = |changes: &[RatingChange]| changes.iter().map(|c| (c.after.mu, c.after.sigma)).collect::<Vec<_>>();
+        let g3_before = mus(&store.rating_changes_of_game("g3").await.unwrap());
+        // The arbiter corrects g1: W wins.
+        store
+            .commit("g1", 3, &finish(won_by(Side::W), 50))
+            .await
+            .expect("correction");
+        let s0 = initial();
+        let r1 = rate([s0; 3], [1, 2, 2]);
+        let r2 = rate([r1[0], s0, s0], [1, 2, 2]);
+        let g3 = store.rating_changes_of_game("g3").await.unwrap();
+        assert_eq!(mus(&g3), g3_before, "g3 met nobody whose rating changed");
+        let g3_after = g3
+            .iter()
+            .map(|c| WengLinRating {
+                rating: c.after.mu,
+                uncertainty: c.after.sigma,
+            })
+            .collect::<Vec<_>>();
+        let r4 = rate([g3_after[0], g3_after[1], r2[1]], [2, 2, 1]);
+        for (game, want) in [("g1", r1), ("g2", r2), ("g4", r4)] {
+            let got = store.rating_changes_of_game(game).await.unwrap();
+            let want: Vec<(f64, f64)> = want.iter().map(|r| (r.rating, r.uncertainty)).collect();
+            assert_eq!(mus(&got), want, "{game} exactly as replayed");
+        }
+        let g1 = store.rating_changes_of_game("g1").await.unwrap();
+        assert_eq!(g1.iter().map(|c| c.rank).collect::<Vec<_>>(), [1, 2, 2]);
+        assert_eq!(g1[0].before.mu, 25.0);
+        let g2 = store.rating_changes_of_game("g2").await.unwrap();
+        assert_eq!(g2[0].before.mu, r1[0].rating, "g2 starts from a's corrected rating");
+        // Current ratings: each player's last replayed value; counts unchanged.
+        for (player, want, games) in [
+            ("pa", r2[0], 2),
+            ("pb", r1[1], 1),
+            ("pe", r2[2], 1),
+            ("pd", r4[2], 2),
+            ("pf", r4[0], 2),
+            ("ph", g3_after[2], 1),
+        ] {
+            let p = store.profile(player).await.unwrap().unwrap();
+            assert_eq!(
+                (p.ratings[0].current.mu, p.ratings[0].current.sigma),
+                (want.rating, want.uncertainty),
+                "{player}"
+            );
+            assert_eq!(p.ratings[0].games, games, "{player}");
+            assert_eq!(p.ratings[0].history.len() as u64, games, "{player}");
+        }
+        // The same correction again changes nothing.
+        store
+            .commit("g1", 4, &finish(won_by(Side::W), 60))
+            .await
+            .expect("again");
+        assert_eq!(
+            mus(&store.rating_changes_of_game("g4").await.unwrap()),
+            r4.iter().map(|r| (r.rating, r.uncertainty)).collect::<Vec<_>>()
         );
         store.close().await;
         for suffix in ["", "-wal", "-shm"] {

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use futures_util::TryStreamExt;
 use protocol::{
     Channel, GameRecord, GameResult, GameSettings, GameSummary, Phase, RecordChat, RecordEvent, RecordMove, SeatInfo,
-    Side,
+    Side, Snapshot,
 };
 use sha2::{Digest, Sha256};
 use sqlx::AnyConnection;
@@ -213,6 +213,10 @@ pub enum Op {
     /// The game's secret is new (三国暗棋: the layout and salt): kept where
     /// only rooms read it (`game_secrets`), replacing an older one.
     Secret(String),
+    /// A finished game's final state as spectators see it (its record lines
+    /// included), kept in `game_finals` so that its record and state are
+    /// read, not replayed. Written with the finish, replacing an older one.
+    Final(Box<Snapshot>),
     /// The game changes phase (with its result when it finishes).
     Phase {
         /// The new phase.
@@ -962,6 +966,16 @@ impl Store {
                 .await?;
             }
             Op::Secret(secret) => Self::write_secret(conn, game, secret).await?,
+            Op::Final(snapshot) => {
+                sqlx::query(
+                    "INSERT INTO game_finals (game_id, snapshot) VALUES ($1, $2) \
+                     ON CONFLICT (game_id) DO UPDATE SET snapshot = excluded.snapshot",
+                )
+                .bind(game)
+                .bind(json(snapshot))
+                .execute(conn)
+                .await?;
+            }
             Op::Phase { phase, result, wall_ms } => {
                 sqlx::query("UPDATE games SET phase = $1, result = $2, finished_ms = $3 WHERE id = $4")
                     .bind(phase.as_str())
@@ -1062,6 +1076,44 @@ impl Store {
             .max()
             .unwrap_or(0) as u64,
         }))
+    }
+
+    /// The final state a finished game kept when it finished, as a restored
+    /// room would show it to spectators: the stored snapshot with the version,
+    /// the seats and the result read fresh (chat after the end moves the
+    /// version; an arbiter may correct the result; a restored room has no one
+    /// online but its bots). `None`: none stored — a game of a variant without
+    /// record lines of its own, one not finished, or one finished before
+    /// `game_finals` existed.
+    pub async fn finished_snapshot(&self, id: &str) -> Result<Option<Snapshot>, StoreError> {
+        let Some(r) = sqlx::query(
+            "SELECT f.snapshot, g.v, g.result, \
+             (SELECT MAX(v_last) FROM events WHERE game_id = $1) AS ev, \
+             (SELECT MAX(v) FROM chat WHERE game_id = $1) AS cv \
+             FROM game_finals f JOIN games g ON g.id = f.game_id WHERE f.game_id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let mut snap: Snapshot = from_json(&r.try_get::<String, _>("snapshot")?)?;
+        snap.v = [
+            Some(r.try_get::<i64, _>("v")?),
+            r.try_get::<Option<i64>, _>("ev")?,
+            r.try_get::<Option<i64>, _>("cv")?,
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(0) as u64;
+        let result: Option<String> = r.try_get("result")?;
+        if let Some(result) = result {
+            snap.result = Some(from_json(&result)?);
+        }
+        snap.seats = self.seats(id).await?.map(|s| s.map(|p| p.seat_info(false)));
+        Ok(Some(snap))
     }
 
     /// A game's arbiter actions in order.

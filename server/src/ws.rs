@@ -50,6 +50,19 @@ fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
 /// Origin, the socket caps (global and per address: refused with HTTP 503 or
 /// 429) and that the game exists (one indexed read). The room is looked up —
 /// or restored — only after a valid `hello`.
+#[utoipa::path(
+    get,
+    path = "/api/games/{id}/ws",
+    params(("id" = String, Path, description = "its id")),
+    responses(
+        (status = 101, description = "switched to the game's WebSocket (protocol/README.md)"),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 429, description = "too many from this address or player (Retry-After)", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 pub async fn upgrade(
     ws: WebSocketUpgrade,
     State(s): State<AppState>,
@@ -644,6 +657,7 @@ async fn connection(
             ClientMsg::Resign => room.act(conn, Act::Resign, lag_ms).await,
             ClientMsg::OfferDraw => room.act(conn, Act::OfferDraw, lag_ms).await,
             ClientMsg::AnswerDraw { accept } => room.act(conn, Act::AnswerDraw(accept), lag_ms).await,
+            ClientMsg::Seed { seed } => room.act(conn, Act::Seed(seed), lag_ms).await,
             ClientMsg::Chat { text, .. } if text.contains('\0') => {
                 // The store cannot hold one (Postgres refuses NUL in text).
                 let _ = outbox.send(error(ErrorCode::BadChat, "chat may not contain NUL characters"));

@@ -4,6 +4,8 @@
 # arguments, prints the load average before and after, stops the server.
 #
 #   tests/capacity/bench.sh target/release/sanguo LABEL --games 1000 --think-ms 1000 --seconds 20 --json
+#   tests/capacity/bench.sh target/release/sanguo variants --variants sanguo,anqi,yanyi --each-alone \
+#       --games 1000 --think-ms 1000 --seconds 20     # N games of EACH variant, one table per variant
 #
 # PG: the Postgres to use (default postgres://postgres@127.0.0.1:5499, a
 # cluster of its own so that the other users of the machine's Postgres do

@@ -317,10 +317,22 @@ impl Api {
 
     /// Joins a seat.
     pub async fn join(&self, token: &str, game: &str, side: Option<Side>) -> Result<Joined, ApiFailure> {
+        self.join_seeded(token, game, side, None).await
+    }
+
+    /// Joins a seat with the seat's seed for 三国暗棋's deal (64 hex digits).
+    pub async fn join_seeded(
+        &self,
+        token: &str,
+        game: &str,
+        side: Option<Side>,
+        seed: Option<&str>,
+    ) -> Result<Joined, ApiFailure> {
+        let seed = seed.map(str::to_owned);
         self.post(
             &format!("/api/games/{game}/join"),
             Some(token),
-            &serde_json::to_value(JoinGame { side }).unwrap(),
+            &serde_json::to_value(JoinGame { side, seed }).unwrap(),
         )
         .await
     }

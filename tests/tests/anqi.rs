@@ -1,14 +1,18 @@
 //! 三国暗棋 over real sockets, against the real server on Postgres: nothing
-//! hidden leaves the server. The test knows the layout and salt (it reads
-//! them from the `game_secrets` table, where only rooms look) and checks the
-//! **decoded** content of every frame sent to every seat and to a spectator,
-//! every HTTP answer (state, record, lobby) and every log line captured
-//! during the game: no face-down piece is named anywhere (no `p=X` token for
-//! a point still face down, no full-form `*X` position, no position showing a
-//! face-up piece where a face-down one still stands, no layout, no salt) —
-//! across flips, a reconnect, a server restart (restore), a bot seat and an
-//! abort. At the end the layout and salt are published and verify against
-//! the commitment announced at the start, and the record replays.
+//! hidden leaves the server. The test knows the server seed (it reads it from
+//! the `game_secrets` table, where only rooms look), derives the layout and
+//! salt from it and the seats' published seeds with the engine (the
+//! seat-entropy deal, docs/ANQI-DEAL.md §4), and checks the **decoded**
+//! content of every frame sent to every seat and to a spectator, every HTTP
+//! answer (state, record, lobby) and every log line captured during the
+//! game: no face-down piece is named anywhere (no `p=X` token for a point
+//! still face down, no full-form `*X` position, no position showing a
+//! face-up piece where a face-down one still stands, no layout, no salt, no
+//! server seed) — across flips, a reconnect, a server restart (restore), a
+//! bot seat and an abort. At the end the server seed, layout and salt are
+//! published: the seed matches the hash announced at creation, the engine
+//! re-derives exactly the layout and salt from it and the seeds, they verify
+//! against the commitment announced at the deal, and the record replays.
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -65,20 +69,43 @@ impl Write for LogWriter {
 /// The game's secret, read from the store, and what a viewer may know so far.
 #[derive(Clone, Debug)]
 struct Secret {
+    /// The server seed, 64 hex digits.
+    server_seed: String,
+    /// The layout (empty before the deal).
     layout: String,
+    /// The salt's hex (empty before the deal).
     salt: String,
-    /// Start point → its face-down identity.
+    /// Start point → its face-down identity (none before the deal).
     pieces: Vec<(Point, char)>,
 }
 
 impl Secret {
+    /// The stored secret of a seat-entropy game: `seats ` and the server seed.
     fn parse(text: &str) -> Secret {
-        let (layout, salt) = text.split_once(' ').expect("layout and salt");
-        let pieces = Point::start_points().zip(layout.chars()).collect();
+        let server_seed = text.strip_prefix("seats ").expect("a seat-entropy game's secret");
+        assert!(deal::parse_hex32(server_seed).is_some(), "{text}");
         Secret {
-            layout: layout.to_owned(),
-            salt: salt.to_owned(),
-            pieces,
+            server_seed: server_seed.to_owned(),
+            layout: String::new(),
+            salt: String::new(),
+            pieces: Vec::new(),
+        }
+    }
+
+    /// The deal, derived by the engine from the server seed, the game id and
+    /// the seats' seeds as published (a missing one is zero bytes).
+    fn dealt(&self, game: &str, seeds: &[Option<String>; 3]) -> Secret {
+        let server = deal::parse_hex32(&self.server_seed).unwrap();
+        let seeds = seeds
+            .clone()
+            .map(|s| s.map_or([0; 32], |s| deal::parse_hex32(&s).expect("a published seed")));
+        let (layout, salt) = deal::seat_entropy_deal(&server, game, &seeds);
+        let layout = deal::layout_text(&layout);
+        Secret {
+            server_seed: self.server_seed.clone(),
+            pieces: Point::start_points().zip(layout.chars()).collect(),
+            layout,
+            salt: deal::to_hex(&salt),
         }
     }
 }
@@ -187,8 +214,16 @@ impl Knowledge {
     /// One text (a field of a message, a log line).
     fn check_text(&self, s: &str, what: &str) {
         if !self.over {
-            assert!(!s.contains(&self.secret.layout), "{what}: the layout leaked: {s}");
-            assert!(!s.contains(&self.secret.salt), "{what}: the salt leaked: {s}");
+            let sec = &self.secret;
+            assert!(
+                sec.layout.is_empty() || !s.contains(&sec.layout),
+                "{what}: the layout leaked: {s}"
+            );
+            assert!(
+                sec.salt.is_empty() || !s.contains(&sec.salt),
+                "{what}: the salt leaked: {s}"
+            );
+            assert!(!s.contains(&sec.server_seed), "{what}: the server seed leaked: {s}");
         }
         assert!(!s.contains("Piece("), "{what}: an engine value was printed: {s}");
         for &(p, id) in &self.secret.pieces {
@@ -441,6 +476,28 @@ fn create(anqi: AnqiOptions, grace_ms: u64, bots: Option<std::collections::BTree
     }
 }
 
+/// A finished game's published seat-entropy deal, checked as a client would
+/// with the engine alone: SHA-256 of the server seed is the hash announced
+/// at creation, and the server seed, the game id and the published seeds
+/// (none: zero bytes) give exactly the published layout and salt.
+fn check_seat_entropy(game: &str, a: &protocol::anqi::AnqiStatus) {
+    let server =
+        deal::parse_hex32(a.server_seed.as_deref().expect("the server seed is published")).expect("64 hex digits");
+    assert_eq!(a.server_hash.as_deref(), Some(deal::server_seed_hash(&server).as_str()));
+    let seeds = a
+        .seeds
+        .clone()
+        .expect("the seeds")
+        .map(|s| s.map_or([0; 32], |s| deal::parse_hex32(&s).unwrap()));
+    let (layout, salt) = deal::seat_entropy_deal(&server, game, &seeds);
+    assert_eq!(a.layout.as_deref(), Some(deal::layout_text(&layout).as_str()));
+    assert_eq!(a.salt.as_deref(), Some(deal::to_hex(&salt).as_str()));
+    assert_eq!(
+        a.commitment.as_deref(),
+        Some(deal::commitment(game, &deal::layout_text(&layout), &salt).as_str())
+    );
+}
+
 /// An action for a seat: a flip or a move in turn, never the same (deterministic).
 fn pick(status: &Status, n: usize) -> String {
     let moves: Vec<&String> = status.legal_moves.iter().filter(|m| !m.starts_with('+')).collect();
@@ -468,26 +525,90 @@ async fn nothing_hidden_leaves_the_server() {
         .await;
     let game = snap.id.clone();
     let secret = Secret::parse(&secret_of(&db, &game).await);
-    assert_eq!(secret.layout.len(), 32);
+    let server_seed = deal::parse_hex32(&secret.server_seed).unwrap();
+    let a = snap.status.anqi.clone().expect("anqi status");
+    assert_eq!(
+        a.server_hash,
+        Some(deal::server_seed_hash(&server_seed)),
+        "the server's seed hash is public from the creation"
+    );
+    assert_eq!(
+        (a.commitment, a.seeds),
+        (None, Some([None, None, None])),
+        "nothing dealt yet"
+    );
     let base = Knowledge::new(&secret);
     let mut http_k = base.clone();
     let log_start = check_log(&base, 0, "before");
     check_http(&api, &game, &mut http_k, "open").await;
-    api.join(&w.token, &game, Some(Side::W)).await.expect("W joins");
+    // A bad seed is refused with its reason, and nothing changes.
+    let before = api.state(&game).await;
+    for bad in ["xyz", &"AB".repeat(32), &"ab".repeat(31)] {
+        let e = api
+            .join_seeded(&w.token, &game, Some(Side::W), Some(bad))
+            .await
+            .unwrap_err();
+        assert_eq!((e.status, e.body.code), (400, protocol::ErrorCode::BadRequest), "{bad}");
+        assert!(e.body.message.contains("64 lowercase hex digits"), "{}", e.body.message);
+    }
+    let after = api.state(&game).await;
+    assert_eq!(
+        (after.v, &after.seats),
+        (before.v, &before.seats),
+        "a refused seed seats nobody"
+    );
+    let (seed_w, seed_b) = (
+        "5e".repeat(32),
+        deal::to_hex(&std::array::from_fn::<u8, 32, _>(|i| i as u8 * 7)),
+    );
+    api.join_seeded(&w.token, &game, Some(Side::W), Some(&seed_w))
+        .await
+        .expect("W joins with its seed");
     let mut spec = Sock::connect("spectator", server.addr, &game, None, None, base.clone()).await;
     let mut ws = Sock::connect("W", server.addr, &game, Some(&w.token), None, base.clone()).await;
-    api.join(&b.token, &game, Some(Side::B)).await.expect("B joins");
+    // W's seed is public as soon as it arrives.
+    while ws.status.is_none() {
+        ws.next().await;
+    }
+    assert_eq!(
+        ws.status.as_ref().unwrap().anqi.as_ref().unwrap().seeds,
+        Some([Some(seed_w.clone()), None, None])
+    );
+    // The last person's join fills the table (the bot sends no seed): dealt at once.
+    api.join_seeded(&b.token, &game, Some(Side::B), Some(&seed_b))
+        .await
+        .expect("B joins with its seed");
     let mut bs = Sock::connect("B", server.addr, &game, Some(&b.token), None, base.clone()).await;
     let v = api.state(&game).await.v;
     for s in [&mut spec, &mut ws, &mut bs] {
         s.until_v(v).await;
     }
-    let commitment = spec.status.as_ref().unwrap().anqi.as_ref().unwrap().commitment.clone();
+    let a = spec.status.as_ref().unwrap().anqi.clone().unwrap();
+    let seeds = a.seeds.clone().expect("the seeds");
+    assert_eq!(
+        seeds,
+        [Some(seed_w.clone()), Some(seed_b.clone()), None],
+        "the bot's seed is none"
+    );
+    let secret = secret.dealt(&game, &seeds);
+    for s in [&mut spec, &mut ws, &mut bs] {
+        s.seen.secret = secret.clone();
+    }
+    let commitment = a.commitment.clone().expect("the commitment, announced at the deal");
     assert_eq!(
         commitment,
         deal::commitment_hex(&game, &secret.layout, &secret.salt),
-        "the commitment announced at the start is the stored deal's"
+        "the commitment announced at the deal is the seat-entropy deal's"
     );
+    // A seed after the deal is refused (and the game goes on).
+    ws.send(&ClientMsg::Seed { seed: "01".repeat(32) }).await;
+    loop {
+        if let ServerMsg::Error { code, message } = ws.next().await {
+            assert_eq!(code, protocol::ErrorCode::BadRequest);
+            assert!(message.contains("dealt"), "{message}");
+            break;
+        }
+    }
 
     // Plays `n` actions of the people (the bot answers on its own); every socket follows.
     let mut count = 0usize;
@@ -554,8 +675,15 @@ async fn nothing_hidden_leaves_the_server() {
         s.until_v(v).await;
     }
     assert_eq!(
-        spec.status.as_ref().unwrap().anqi.as_ref().unwrap().commitment,
-        commitment,
+        spec.status
+            .as_ref()
+            .unwrap()
+            .anqi
+            .as_ref()
+            .unwrap()
+            .commitment
+            .as_deref(),
+        Some(commitment.as_str()),
         "the same deal after the restart"
     );
     play(6, &mut count, &mut ws, &mut bs, &mut spec, &api, &game).await;
@@ -581,7 +709,8 @@ async fn nothing_hidden_leaves_the_server() {
         "the layout is published"
     );
     assert_eq!(a.salt.as_deref(), Some(secret.salt.as_str()), "the salt is published");
-    assert_eq!(a.commitment, commitment);
+    assert_eq!(a.commitment.as_deref(), Some(commitment.as_str()));
+    check_seat_entropy(&game, &a);
     let record = a.record.clone().expect("the record is published");
     let (options, settings) = (engine::anqi::Options::default(), engine::anqi::Settings::default());
     deal::verify(
@@ -613,12 +742,16 @@ async fn nothing_hidden_leaves_the_server() {
     let snap = api.create_game(&p1.token, &create(opts.clone(), 3_000, None)).await;
     let game = snap.id;
     let secret = Secret::parse(&secret_of(&db, &game).await);
+    let seeds = ["a0", "b1", "c2"].map(|b| b.repeat(32));
+    for ((p, side), seed) in [(&p1, Side::W), (&p2, Side::B), (&p3, Side::Y)].into_iter().zip(&seeds) {
+        api.join_seeded(&p.token, &game, Some(side), Some(seed))
+            .await
+            .expect("join");
+    }
+    let secret = secret.dealt(&game, &seeds.clone().map(Some));
     let mut base = Knowledge::new(&secret);
     // This game ends by the abort the test provokes.
     base.end_expected = true;
-    for (p, side) in [(&p1, Side::W), (&p2, Side::B), (&p3, Side::Y)] {
-        api.join(&p.token, &game, Some(side)).await.expect("join");
-    }
     let mut spec = Sock::connect("B spectator", server.addr, &game, None, None, base.clone()).await;
     let mut s1 = Sock::connect("B seat 1", server.addr, &game, Some(&p1.token), None, base.clone()).await;
     let mut s3 = Sock::connect("B seat 3", server.addr, &game, Some(&p3.token), None, base.clone()).await;
@@ -645,7 +778,11 @@ async fn nothing_hidden_leaves_the_server() {
     );
     let a = end.status.anqi.unwrap();
     assert_eq!(a.layout.as_deref(), Some(secret.layout.as_str()));
-    assert_eq!(deal::commitment_hex(&game, &secret.layout, &secret.salt), a.commitment);
+    assert_eq!(
+        Some(deal::commitment_hex(&game, &secret.layout, &secret.salt)),
+        a.commitment
+    );
+    check_seat_entropy(&game, &a);
     check_log(&spec.seen, 0, "whole log");
     assert!(!log.lock().unwrap().is_empty(), "the server logged");
     server.stop().await;
@@ -695,14 +832,158 @@ async fn options_are_checked_and_seats_drawn() {
         .create_game(&s.token, &create(AnqiOptions::default(), 60_000, None))
         .await;
     let mut sides = Vec::new();
-    for _ in 0..3 {
+    for i in 0..3 {
         let p = api.guest().await;
-        sides.push(api.join(&p.token, &snap.id, Some(Side::W)).await.expect("a seat").side);
+        let seed = format!("{i}").repeat(64);
+        let joined = api.join_seeded(&p.token, &snap.id, Some(Side::W), Some(&seed)).await;
+        sides.push(joined.expect("a seat").side);
     }
     sides.sort();
     assert_eq!(sides, Side::ALL.to_vec());
     let st = api.state(&snap.id).await;
     assert_eq!(st.phase, protocol::Phase::Live);
     assert_eq!(st.settings.anqi, Some(AnqiOptions::default()));
+    server.stop().await;
+}
+
+/// A restart between the seats' joins and the deal: the server seed and the
+/// seeds sent so far are stored with the game, the full table waits again
+/// for the missing seeds (sent over the socket by the seats the server did
+/// not see a seed from), and the deal is the seat-entropy deal of all three.
+/// A seed twice, or for 三国象棋, is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_before_the_deal_keeps_the_seeds_and_deals_from_all_three() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    let (p1, p2, p3) = (api.guest().await, api.guest().await, api.guest().await);
+    // The server seats the three (an open seek, as a tournament's table or quick
+    // pairing does): none of them sent a seed with a join request.
+    let seek: serde_json::Value = api
+        .post(
+            "/api/seeks",
+            Some(&p1.token),
+            &serde_json::json!({"variant": "anqi", "time_control": {"base_ms": 60_000, "increment_ms": 0}}),
+        )
+        .await
+        .expect("a seek");
+    let path = format!("/api/seeks/{}/join", seek["seek"]["id"].as_str().unwrap());
+    let _: serde_json::Value = api.post(&path, Some(&p2.token), &serde_json::json!({})).await.unwrap();
+    let matched: serde_json::Value = api.post(&path, Some(&p3.token), &serde_json::json!({})).await.unwrap();
+    assert_eq!(matched["state"], "matched", "{matched}");
+    let game = matched["game"].as_str().unwrap().to_owned();
+    let secret = Secret::parse(&secret_of(&db, &game).await);
+    let seats = api.state(&game).await.seats;
+    let side_of = |p: &protocol::Session| {
+        Side::ALL
+            .into_iter()
+            .find(|s| seats[s.index()].as_ref().is_some_and(|x| x.player == p.player))
+            .expect("seated")
+    };
+    let (side1, side2, side3) = (side_of(&p1), side_of(&p2), side_of(&p3));
+    let token_at = |side: Side| {
+        [&p1, &p2, &p3]
+            .into_iter()
+            .find(|p| side_of(p) == side)
+            .unwrap()
+            .token
+            .clone()
+    };
+    let st = api.state(&game).await;
+    assert_eq!(st.phase, protocol::Phase::Open, "the full table waits for seeds");
+    assert_eq!(st.status.anqi.as_ref().unwrap().commitment, None);
+    // p1 sends its seed from its socket before the restart.
+    let s1 = "1f".repeat(32);
+    {
+        let base = Knowledge::new(&secret);
+        let mut first = Sock::connect("first", server.addr, &game, Some(&p1.token), None, base).await;
+        first.send(&ClientMsg::Seed { seed: s1.clone() }).await;
+        while api.state(&game).await.status.anqi.unwrap().seeds.unwrap()[side1.index()].is_none() {
+            first.next().await;
+        }
+    }
+    // 三国象棋 takes no seed.
+    let sanguo = api.create_game(&p1.token, &CreateGame::default()).await;
+    let e = api
+        .join_seeded(&p2.token, &sanguo.id, None, Some(&s1))
+        .await
+        .unwrap_err();
+    assert_eq!(e.status, 400, "{:?}", e.body);
+
+    server.stop().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    let st = api.state(&game).await;
+    assert_eq!(st.phase, protocol::Phase::Open);
+    let a = st.status.anqi.clone().unwrap();
+    let mut expected: [Option<String>; 3] = [None, None, None];
+    expected[side1.index()] = Some(s1.clone());
+    assert_eq!(a.seeds, Some(expected), "the seed survived the restart");
+    assert_eq!(
+        a.server_hash,
+        Some(deal::server_seed_hash(&deal::parse_hex32(&secret.server_seed).unwrap()))
+    );
+    let base = Knowledge::new(&secret);
+    let mut spec = Sock::connect("spectator", server.addr, &game, None, None, base.clone()).await;
+    let mut b = Sock::connect("second", server.addr, &game, Some(&p2.token), None, base.clone()).await;
+    let mut y = Sock::connect("third", server.addr, &game, Some(&p3.token), None, base.clone()).await;
+    let (s2, s3) = ("2e".repeat(32), "3d".repeat(32));
+    b.send(&ClientMsg::Seed { seed: s2.clone() }).await;
+    b.send(&ClientMsg::Seed { seed: s3.clone() }).await;
+    loop {
+        if let ServerMsg::Error { message, .. } = b.next().await {
+            assert!(message.contains("already"), "{message}");
+            break;
+        }
+    }
+    y.send(&ClientMsg::Seed { seed: "zz".into() }).await;
+    loop {
+        if let ServerMsg::Error { code, .. } = y.next().await {
+            assert_eq!(code, protocol::ErrorCode::BadRequest);
+            break;
+        }
+    }
+    y.send(&ClientMsg::Seed { seed: s3.clone() }).await;
+    while !spec.events.iter().any(|e| matches!(e, GameEvent::Started { .. })) {
+        spec.next().await;
+    }
+    let a = spec.status.as_ref().unwrap().anqi.clone().unwrap();
+    let mut expected: [Option<String>; 3] = [None, None, None];
+    expected[side1.index()] = Some(s1);
+    expected[side2.index()] = Some(s2);
+    expected[side3.index()] = Some(s3);
+    assert_eq!(a.seeds, Some(expected));
+    let secret = secret.dealt(&game, a.seeds.as_ref().unwrap());
+    assert_eq!(
+        a.commitment,
+        Some(deal::commitment_hex(&game, &secret.layout, &secret.salt))
+    );
+    for s in [&mut spec, &mut b, &mut y] {
+        s.seen.secret = secret.clone();
+    }
+    // One flip each of W (over HTTP-less W: by its socket) and the end by resignations.
+    let mut w = Sock::connect("W", server.addr, &game, Some(&token_at(Side::W)), None, base.clone()).await;
+    let mut b = Sock::connect("B", server.addr, &game, Some(&token_at(Side::B)), None, base.clone()).await;
+    b.seen.secret = secret.clone();
+    w.seen.secret = secret.clone();
+    w.send(&ClientMsg::Move {
+        ply: 0,
+        mv: "+a1".into(),
+    })
+    .await;
+    while spec.status.as_ref().unwrap().ply == 0 {
+        spec.next().await;
+    }
+    for s in [&mut spec, &mut w, &mut b, &mut y] {
+        s.seen.end_expected = true;
+    }
+    w.send(&ClientMsg::Resign).await;
+    b.send(&ClientMsg::Resign).await;
+    spec.until_finished().await;
+    let end = api.state(&game).await;
+    let a = end.status.anqi.unwrap();
+    check_seat_entropy(&game, &a);
+    assert_eq!(a.layout.as_deref(), Some(secret.layout.as_str()));
+    check_http(&api, &game, &mut spec.seen.clone(), "seeded after a restart").await;
     server.stop().await;
 }

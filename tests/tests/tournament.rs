@@ -1418,3 +1418,69 @@ async fn the_tournament_list_shows_each_event_as_its_own_page_does() {
         (1, 4, false)
     );
 }
+
+/// A 三国暗棋 tournament end to end: three entrants, one round; the table's
+/// game keeps the seats the pairing gave (no random seating), waits for the
+/// seats' seeds (the server filled the table, nobody joined with one), deals
+/// from all three when they arrive over the sockets, is played (a flip) and
+/// finished by resignations; the standings count the winner's game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_anqi_tournament_plays_its_round_with_the_seats_seeds() {
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let settings = json!({
+        "name": "三国暗棋 evening", "rounds": 1, "variant": "anqi",
+        "time_control": { "base_ms": 300000, "increment_ms": 0 }
+    });
+    let e = Event::new(&server, 3, settings).await;
+    let r1 = e.pair().await.expect("round 1");
+    assert_eq!(r1.tables.len(), 1);
+    let table = &r1.tables[0];
+    let snap = e.api.state(&table.game).await;
+    assert_eq!(snap.settings.variant, protocol::Variant::Anqi);
+    assert_eq!(snap.phase, Phase::Open, "the full table waits for its seeds");
+    let a = snap.status.anqi.clone().expect("anqi status");
+    assert!(a.server_hash.is_some() && a.commitment.is_none());
+    // Each entrant is at the seat the pairing gave it.
+    let mut clients = connect(&server, &e, &table.game, &table.seats).await;
+    let seeds = ["0a", "0b", "0c"].map(|b| b.repeat(32));
+    for (c, seed) in clients.iter_mut().zip(&seeds) {
+        c.send(&ClientMsg::Seed { seed: seed.clone() }).await;
+    }
+    for c in clients.iter_mut() {
+        c.until(|ev| matches!(ev, GameEvent::Started { .. })).await;
+    }
+    let snap = e.api.state(&table.game).await;
+    assert_eq!(snap.phase, Phase::Live);
+    let a = snap.status.anqi.clone().unwrap();
+    assert_eq!(a.seeds, Some(seeds.clone().map(Some)), "every seat's seed counts");
+    assert!(a.commitment.is_some());
+    // Seat 1 flips; then seats 1 and 2 resign: seat 3 is first.
+    clients[0]
+        .send(&ClientMsg::Move {
+            ply: 0,
+            mv: "+a1".into(),
+        })
+        .await;
+    clients[0].until(|ev| matches!(ev, GameEvent::Moved { .. })).await;
+    for side in [Side::W, Side::B] {
+        clients[side.index()].send(&ClientMsg::Resign).await;
+        clients[side.index()]
+            .until(|ev| matches!(ev, GameEvent::Eliminated(d) if d.side == side))
+            .await;
+    }
+    let result = match clients[2].until(|ev| matches!(ev, GameEvent::Finished { .. })).await {
+        GameEvent::Finished { result } => result,
+        _ => unreachable!(),
+    };
+    assert_eq!(result.placing, Some([3, 2, 1]));
+    assert_eq!(result.outcomes[2], Some(Outcome::Win));
+    let end = e.api.state(&table.game).await;
+    let a = end.status.anqi.expect("anqi status");
+    assert!(a.server_seed.is_some() && a.layout.is_some(), "the deal is published");
+    // The round is over; the winner leads the standings.
+    let st = e.standings().await;
+    assert_eq!(st.standings[0].player, table.seats[2]);
+    assert!(st.standings[0].points > st.standings[1].points, "{:?}", st.standings);
+    server.stop().await;
+}

@@ -317,3 +317,139 @@ async fn a_yanyi_round_robin_plays_yanyi_games_and_scores_them() {
     assert_eq!((top.points, top.wins, top.games), (3, 1, 1));
     server.stop().await;
 }
+
+/// The shortest real line from the start to an absorption after an alliance
+/// (the browser test `web-client/tests/yanyi.test.mjs` clicks the same one):
+/// 蜀's horse allies 蜀 and 魏 on a8 and hands the 汉 force to 吴, then 吴's
+/// horse l14-j15 mates 魏, whose king its own horse on i16 and advisors shut
+/// in; 吴 absorbs (RULES-YANYI §8 rule 1).
+const ABSORPTION_LINE: [&str; 19] = [
+    "q12-o13", "l17-k15", "f1-g3", "o13-m12", "k15-i16", "g3-f5", "m12-l14", "e17-e16", "f5-e7", "q9-p9", "e16-e17",
+    "e7-d5", "p9-q9", "e17-e16", "d5-c7", "q9-p9", "e16-e17", "c7-a8", "l14-j15",
+];
+
+/// The `game_finals` row of a game, read behind the server's back.
+async fn stored_final(c: &mut sqlx::PgConnection, game: &str) -> Option<protocol::Snapshot> {
+    sqlx::query_as::<_, (String,)>("SELECT snapshot FROM game_finals WHERE game_id = $1")
+        .bind(game)
+        .fetch_optional(c)
+        .await
+        .expect("game_finals")
+        .map(|(json,)| serde_json::from_str(&json).expect("a snapshot"))
+}
+
+/// A finished game's final state, its own record lines included, is kept
+/// with its finish; its record and its state are served from it — not by
+/// replaying the game — and equal what the room showed live and what a
+/// replay shows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_games_final_state_is_stored_with_its_finish_and_read_not_replayed() {
+    use sqlx::{Connection, PgConnection};
+    let db = TestDb::create().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let mut t = Table::new(&server, &yanyi()).await;
+    for mv in ABSORPTION_LINE {
+        t.play(mv, &mut []).await;
+    }
+    t.sync().await;
+    let st = t.players[0].status.clone().unwrap();
+    assert_eq!(st.live, vec![Side::W, Side::Y], "魏 is out");
+    assert_eq!(st.turn, Side::Y, "蜀 moves after 魏's elimination (R-10)");
+    let y = st.yanyi.clone().unwrap();
+    assert_eq!(y.alliance, None, "the first elimination ends the alliance");
+    assert_eq!(y.han, HanState::AlliedTo { holder: Side::W });
+    assert_eq!(
+        y.absorptions,
+        vec![protocol::yanyi::Absorption {
+            absorbed: Side::B,
+            by: Side::W
+        }]
+    );
+    let out = t.players[0]
+        .events
+        .iter()
+        .find_map(|(_, e)| match e {
+            GameEvent::Eliminated(d) => Some(*d),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        (out.side, out.reason, out.absorbed_by),
+        (Side::B, EliminationReason::Mate, Some(Side::W))
+    );
+    // what the room showed live, line by line
+    let live: Vec<protocol::Note> = t.api.state(&t.game).await.notes;
+    let texts: Vec<&str> = live.iter().map(|n| n.text.as_str()).collect();
+    assert_eq!(texts, vec!["alliance B Y", "han W", "absorbed B W"]);
+    assert_eq!(live.iter().map(|n| n.ply).collect::<Vec<_>>(), vec![18, 18, 19]);
+    // nothing is kept before the finish: the record of a live game asks its room
+    let mut c = PgConnection::connect(&db.url).await.expect("db");
+    assert_eq!(stored_final(&mut c, &t.game).await, None);
+    let record = t.api.record(&t.game).await;
+    assert_eq!(record.notes, live);
+    assert_eq!(
+        record.moves.len(),
+        ABSORPTION_LINE.len(),
+        "the mating move is in the record"
+    );
+
+    // 蜀 resigns: 吴 wins; the finish kept the lines.
+    t.players[2].send(&protocol::ClientMsg::Resign).await;
+    t.players[0].until(|e| matches!(e, GameEvent::Finished { .. })).await;
+    let kept = stored_final(&mut c, &t.game).await.expect("stored with the finish");
+    assert_eq!(kept.notes, live);
+    assert_eq!(kept.phase, Phase::Finished);
+    let record = t.api.record(&t.game).await;
+    assert_eq!(record.phase, Phase::Finished);
+    assert_eq!(record.notes, live);
+    let in_room = t.api.state(&t.game).await;
+    assert_eq!(in_room.notes, live, "/state shows the same lines");
+
+    // A server that never held the room: its state and record come from the
+    // stored final state, equal to what a replay of the game shows.
+    let game = t.game.clone();
+    drop(t);
+    server.stop().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    let stored = api.state(&game).await;
+    assert_eq!(stored.notes, live);
+    assert_eq!(stored.status, in_room.status);
+    assert_eq!(
+        (stored.moves.len(), stored.phase),
+        (ABSORPTION_LINE.len(), Phase::Finished)
+    );
+    // Served from what was stored: a row changed behind the server's back
+    // shows (a replay would recompute the original lines).
+    let mut marked = kept.clone();
+    marked.notes[2].text = "absorbed B W (kept)".into();
+    sqlx::query("UPDATE game_finals SET snapshot = $1 WHERE game_id = $2")
+        .bind(serde_json::to_string(&marked).unwrap())
+        .bind(&game)
+        .execute(&mut c)
+        .await
+        .unwrap();
+    assert_eq!(
+        api.record(&game).await.notes,
+        stored.notes,
+        "the first read is kept in memory"
+    );
+    server.stop().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    assert_eq!(api.record(&game).await.notes, marked.notes, "read from game_finals");
+    // Without the row (a game finished before the table), a replay shows the same state.
+    sqlx::query("DELETE FROM game_finals WHERE game_id = $1")
+        .bind(&game)
+        .execute(&mut c)
+        .await
+        .unwrap();
+    server.stop().await;
+    let server = TestServer::start(TestServer::config(Some(db.url.clone())));
+    let api = Api::new(server.base());
+    let replayed = api.state(&game).await;
+    assert_eq!(replayed, stored, "the stored final state is what a replay shows");
+    assert_eq!(api.record(&game).await.notes, live);
+    let _ = c.close().await;
+    server.stop().await;
+}

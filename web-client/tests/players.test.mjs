@@ -156,3 +156,63 @@ test('alone at a tile for 30 s, a guest is offered two bots at that clock instea
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('a rated seek with a rating range: a guest sees it greyed out with the reason, two accounts take it and all three land in one game', { timeout: 90000 }, async () => {
+  const errors = [];
+  const pages = [];
+  for (let i = 0; i < 3; i++) {
+    const { page, ctx } = await newPage(browser, { lang: 'en-US' }, errors);
+    await page.goto(server.url + '/');
+    await page.waitForSelector('#create-form');
+    await page.evaluate(async (n) => {
+      const guest = JSON.parse(localStorage.getItem('sanguo.session'));
+      const r = await fetch('/api/accounts', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${guest.token}` },
+        body: JSON.stringify({ username: `seek_${n}_${Date.now() % 100000}`, password: 'three kingdoms' }),
+      });
+      localStorage.setItem('sanguo.session', JSON.stringify(await r.json()));
+    }, i);
+    await page.reload();
+    await page.waitForSelector('#seek-form');
+    pages.push({ page, ctx });
+  }
+  // The first posts a rated 10+5 seek, ±200 around its 1500.
+  const p0 = pages[0].page;
+  await p0.selectOption('#seek-clock', '10+5');
+  await p0.check('#seek-rated');
+  await p0.selectOption('#seek-range', '200');
+  await p0.click('#seek-post');
+  await p0.waitForSelector('#seek-list tr[data-mine="true"] [data-cancel]');
+  const id = await p0.getAttribute('#seek-list tr[data-mine="true"]', 'data-seek');
+  assert.match(await p0.locator(`#seek-list tr[data-seek="${id}"] .seek-range`).innerText(), /1300–1700/);
+
+  // A guest (in Chinese) sees it greyed out, with the reason in its language.
+  const guest = await newPage(browser, { lang: 'zh-CN' }, errors);
+  await guest.page.goto(server.url + '/');
+  await guest.page.waitForSelector(`#seek-list tr[data-seek="${id}"].greyed button[data-join][disabled]`, { timeout: 10000 });
+  assert.match(await guest.page.locator(`#seek-list tr[data-seek="${id}"] .seek-refusal`).innerText(), /只限注册账号/);
+
+  // The second takes it and waits; the third's take starts the game.
+  const p1 = pages[1].page;
+  await p1.waitForSelector(`#seek-list tr[data-seek="${id}"] button[data-join]:not([disabled])`, { timeout: 10000 });
+  await p1.click(`#seek-list tr[data-seek="${id}"] button[data-join]`);
+  await p1.waitForSelector(`#seek-list tr[data-seek="${id}"] [data-cancel]`);
+  const p2 = pages[2].page;
+  await p2.waitForFunction((k) => /2\/3/.test((document.querySelector(`#seek-list tr[data-seek="${k}"]`) || {}).textContent || ''), id, { timeout: 10000 });
+  await p2.click(`#seek-list tr[data-seek="${id}"] button[data-join]`);
+  const seen = [];
+  for (const { page } of pages) {
+    await page.waitForSelector('#game[data-phase="live"][data-side]', { timeout: 15000 });
+    seen.push([await page.getAttribute('#game', 'data-game'), await page.getAttribute('#game', 'data-side')]);
+  }
+  assert.equal(new Set(seen.map((s) => s[0])).size, 1, 'one game');
+  assert.deepEqual(seen.map((s) => s[1]).sort(), ['B', 'W', 'Y']);
+  const st = await p0.evaluate(() => window.__sanguo.state.game.settings);
+  assert.equal(st.rated, true);
+  assert.deepEqual([st.time_control.base_ms, st.time_control.increment_ms], [600000, 5000]);
+  // The seek is gone from the lobby.
+  await guest.page.waitForFunction((k) => !document.querySelector(`#seek-list tr[data-seek="${k}"]`), id, { timeout: 10000 });
+  assert.deepEqual(errors, []);
+  for (const { ctx } of [...pages, guest]) await ctx.close();
+});

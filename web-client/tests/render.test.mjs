@@ -318,8 +318,9 @@ test('the rules page, in English and Chinese, with diagrams drawn by the board c
     assert.match(await page.getAttribute('#rule-retaliation', 'class'), /cited/);
     // nine diagrams, each the real board (184 points) with the piece's destinations marked
     assert.equal(await page.locator('#rules .rule-diagram svg.mini').count(), 9);
-    // the second game system's article follows, with its own five diagrams on its 225-point board
-    assert.equal(await page.locator('#rules-yanyi .rule-diagram svg.mini[data-variant="yanyi"]').count(), 5);
+    // the second game system's article follows, with its own seven diagrams on its 225-point board
+    // (board, pieces, soldier, cannon, alliance, 被将先走 and 兵力收编)
+    assert.equal(await page.locator('#rules-yanyi .rule-diagram svg.mini[data-variant="yanyi"]').count(), 7);
     assert.equal(await page.locator('[data-diagram="horse"] [data-point]').count(), 184);
     assert.equal(await page.locator('[data-diagram="horse"] [data-dest]').count(), 6);
     assert.equal(await page.locator('[data-diagram="cannon"] [data-dest="B33"].capture').count(), 1);

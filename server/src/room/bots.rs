@@ -33,7 +33,6 @@ use std::time::{Duration, Instant};
 
 use engine::clock::ClockView;
 use protocol::{Side, TimeControl};
-use tokio::sync::Semaphore;
 
 use super::core::Act;
 use super::games::{BotAsk, BotSearch, Command};
@@ -141,34 +140,139 @@ pub fn think(search: BotSearch, job: &Job, deadline: Instant, cancel: &AtomicBoo
     }
 }
 
-/// The searches the server runs at once: permits for the blocking threads.
+/// The searches the server runs at once: places on the blocking threads,
+/// handed out by [`Gate`] — a search for a game with a person in it before
+/// any search of a game of bots alone, so that games of bots (which play at
+/// full speed) never keep a person waiting for a bot's reply.
 #[derive(Clone, Debug)]
 pub struct BotPool {
-    permits: Arc<Semaphore>,
+    gate: Arc<Gate>,
 }
 
 impl BotPool {
     /// A pool of `threads` searches at a time (at least 1).
     pub fn new(threads: usize) -> BotPool {
         BotPool {
-            permits: Arc::new(Semaphore::new(threads.max(1))),
+            gate: Arc::new(Gate::new(threads.max(1))),
         }
     }
 
-    /// Runs a job's search on a blocking thread once a permit is free;
-    /// `None` if the pool is closed, the thread failed or the search found no
-    /// action. Dropping the returned future's task cancels the search through
-    /// `cancel`.
-    pub async fn run(&self, search: BotSearch, job: Job, cancel: Arc<AtomicBool>) -> Option<Act> {
+    /// Runs a job's search on a blocking thread once a place is free (games
+    /// with a person first: `human`); `None` if the thread failed or the
+    /// search found no action. Dropping the returned future's task cancels
+    /// the search through `cancel`.
+    pub async fn run(&self, search: BotSearch, job: Job, cancel: Arc<AtomicBool>, human: bool) -> Option<Act> {
+        let place = self.gate.enter(human).await;
         let deadline = Instant::now() + Duration::from_millis(job.think_ms);
-        let permit = Arc::clone(&self.permits).acquire_owned().await.ok()?;
         tokio::task::spawn_blocking(move || {
-            let _permit = permit;
+            let _place = place;
             think(search, &job, deadline, &cancel)
         })
         .await
         .ok()
         .flatten()
+    }
+}
+
+/// Places for `n` searches at once, in two lines: searches for games with a
+/// person are let in before any search of bots alone; within a line, first
+/// come first served.
+#[derive(Debug)]
+pub struct Gate {
+    inner: std::sync::Mutex<GateInner>,
+}
+
+#[derive(Debug)]
+struct GateInner {
+    free: usize,
+    /// Waiting searches of games with a person.
+    people: std::collections::VecDeque<tokio::sync::oneshot::Sender<()>>,
+    /// Waiting searches of games of bots alone.
+    bots: std::collections::VecDeque<tokio::sync::oneshot::Sender<()>>,
+}
+
+/// A place taken at the [`Gate`], handed to the next in line when dropped.
+#[derive(Debug)]
+pub struct Place {
+    gate: Arc<Gate>,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.gate.leave();
+    }
+}
+
+impl Gate {
+    /// `n` places.
+    pub fn new(n: usize) -> Gate {
+        Gate {
+            inner: std::sync::Mutex::new(GateInner {
+                free: n,
+                people: Default::default(),
+                bots: Default::default(),
+            }),
+        }
+    }
+
+    /// Waits for a place: at once if one is free, else in the line of
+    /// `human` games (served first) or of bots alone.
+    pub async fn enter(self: &Arc<Gate>, human: bool) -> Place {
+        let rx = {
+            let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            if g.free > 0 {
+                g.free -= 1;
+                None
+            } else {
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                if human {
+                    g.people.push_back(tx)
+                } else {
+                    g.bots.push_back(tx)
+                }
+                Some(rx)
+            }
+        };
+        let place = Place { gate: Arc::clone(self) };
+        if let Some(rx) = rx {
+            // The place is handed over with the message: the Place above
+            // owns it from here (a sender dropped without sending cannot
+            // happen while the gate lives, as the gate holds every sender).
+            if rx.await.is_err() {
+                tracing::error!("a bot search's place was lost");
+            }
+        }
+        place
+    }
+
+    /// A place is given back: to the first waiting search of a game with a
+    /// person, else of bots alone (skipping any that stopped waiting), else
+    /// it is free.
+    fn leave(&self) {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let next = match g.people.pop_front() {
+                Some(tx) => Some(tx),
+                None => g.bots.pop_front(),
+            };
+            match next {
+                Some(tx) => {
+                    if tx.send(()).is_ok() {
+                        return;
+                    }
+                }
+                None => {
+                    g.free += 1;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Searches waiting for a place (people's, bots').
+    pub fn waiting(&self) -> (usize, usize) {
+        let g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        (g.people.len(), g.bots.len())
     }
 }
 
@@ -192,6 +296,45 @@ mod tests {
         let mut clocks = engine::clock::Clocks::new((*tc).into());
         clocks.start_turn(engine::Side::W, 0);
         clocks.view(elapsed)[0]
+    }
+
+    /// With every place taken by games of bots alone, a search for a game
+    /// with a person goes before every search of bots alone that waited
+    /// longer: the order is checked, not timings.
+    #[tokio::test]
+    async fn a_game_with_a_person_is_served_before_games_of_bots() {
+        let gate = Arc::new(Gate::new(1));
+        let busy = gate.enter(false).await;
+        let order = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut waiting = Vec::new();
+        for (name, human) in [
+            ("bots-1", false),
+            ("bots-2", false),
+            ("person", true),
+            ("bots-3", false),
+        ] {
+            let (g, order) = (Arc::clone(&gate), Arc::clone(&order));
+            waiting.push(tokio::spawn(async move {
+                let place = g.enter(human).await;
+                order.lock().unwrap().push(name);
+                drop(place);
+            }));
+            // Each is in its line before the next comes.
+            while {
+                let (p, b) = gate.waiting();
+                p + b < waiting.len()
+            } {
+                tokio::task::yield_now().await;
+            }
+        }
+        drop(busy);
+        for w in waiting {
+            w.await.unwrap();
+        }
+        assert_eq!(*order.lock().unwrap(), ["person", "bots-1", "bots-2", "bots-3"]);
+        // Every place is free again.
+        let _a = gate.enter(false).await;
+        assert_eq!(gate.waiting(), (0, 0));
     }
 
     #[test]

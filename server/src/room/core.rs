@@ -35,10 +35,19 @@ pub const LAG_QUOTA_GAIN: u64 = 100;
 pub const CHAT_BURST: u32 = 5;
 /// Chat refill period, ms.
 pub const CHAT_REFILL_MS: u64 = 2_000;
+/// Chat writers' buckets a room keeps before it forgets the full ones (a
+/// full bucket is the same as none: every spectator that ever wrote would
+/// otherwise stay in the map for the room's life).
+pub const CHAT_BUCKETS_KEPT: usize = 64;
 /// The most time an arbiter adds at once, ms.
 pub const MAX_ADD_TIME_MS: u64 = 3_600_000;
 /// The longest reason an arbiter gives, characters.
 pub const MAX_REASON_CHARS: usize = 500;
+/// How long a full table waits for the seeds of the seated people who have
+/// not sent theirs before the room deals without them (三国暗棋's
+/// seat-entropy deal; game time, ms). A tournament's tables are filled by the
+/// server, so their players send their seeds in this time.
+pub const SEED_WAIT_MS: u64 = 10_000;
 
 /// Who looks at a game: the one input of the per-viewer projection. Every
 /// path that shows a game to someone — live events, reconnect replays,
@@ -145,6 +154,24 @@ impl Logged {
         }
     }
 
+    /// [`Logged::view`] serialised without copying the event (a move's
+    /// status with its legal moves is a few KB): byte for byte what
+    /// `encode(&self.view(viewer))` gives (a test holds them equal).
+    pub fn encode_view(&self, viewer: Viewer) -> String {
+        #[derive(serde::Serialize)]
+        #[serde(tag = "type", rename = "event")]
+        struct EventRef<'a> {
+            v: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            event: Option<&'a GameEvent>,
+        }
+        serde_json::to_string(&EventRef {
+            v: self.v,
+            event: self.audience.admits(viewer).then_some(&self.event),
+        })
+        .unwrap_or_default()
+    }
+
     /// Which viewers get the same copy of [`Logged::view`].
     pub fn projection(&self) -> Projection {
         match self.audience {
@@ -230,6 +257,8 @@ pub enum Act {
     OfferDraw,
     /// Answer the offer.
     AnswerDraw(bool),
+    /// The seat's seed for the deal (三国暗棋), as sent: 64 hex digits.
+    Seed(String),
 }
 
 /// What a step asks of the actor: commit `ops` (with the new version), then
@@ -292,6 +321,11 @@ pub struct Room {
     /// The result an arbiter decided (adjudication or abort), or an abort's
     /// no-shows; the game stays as it was.
     verdict: Option<GameResult>,
+    /// A full table waiting for seeds: when the room deals anyway (game time).
+    deal_due: Option<u64>,
+    /// Seats that joined without a seed by their own request: they
+    /// contribute none (zero bytes), and the table does not wait for them.
+    no_seed: [bool; 3],
 }
 
 fn tc(settings: &GameSettings) -> TimeControl {
@@ -323,7 +357,14 @@ impl Room {
             log_keep: LOG_KEEP,
             paused: false,
             verdict: None,
+            deal_due: None,
+            no_seed: [false; 3],
         })
+    }
+
+    /// Whether a person (not a bot) holds a seat.
+    pub fn has_person(&self) -> bool {
+        self.seats.iter().flatten().any(|p| p.bot.is_none())
     }
 
     /// The game's public start position, as stored with the game.
@@ -452,8 +493,15 @@ impl Room {
             log_keep: LOG_KEEP,
             paused,
             verdict,
+            deal_due: None,
+            no_seed: [false; 3],
         };
         let mut step = Step::default();
+        // A full table that was waiting for seeds waits afresh (its seeds are
+        // stored with the game; the clocks have not started).
+        if room.phase == Phase::Open && room.game.awaits_deal() && room.seats.iter().all(Option::is_some) {
+            room.deal_due = Some(now + SEED_WAIT_MS);
+        }
         if room.phase == Phase::Live
             && let Some(turn) = room.game.to_move()
         {
@@ -512,6 +560,16 @@ impl Room {
         status.clocks = self.clocks.view(now).map(protocol::Clock::from);
         status.paused = self.paused;
         status
+    }
+
+    /// With the finish, the store keeps the game's final state as the
+    /// spectators see it, its own record lines included (the record and the
+    /// state of a finished game read it, they do not replay the game):
+    /// variants with record lines of their own only.
+    fn keep_final(&self, step: &mut Step, now: u64) {
+        if games::has_notes(self.settings.variant) {
+            step.ops.push(Op::Final(Box::new(self.view(Viewer::Spectator, now))));
+        }
     }
 
     /// The result: the game's, or the arbiter's verdict.
@@ -625,6 +683,9 @@ impl Room {
 
     /// When the room must look at the time again (a flag or the end of a grace period).
     pub fn next_wakeup(&self) -> Option<u64> {
+        if self.phase == Phase::Open {
+            return self.deal_due;
+        }
         if self.phase != Phase::Live || self.paused {
             return None;
         }
@@ -648,11 +709,53 @@ impl Room {
         now: u64,
         wall_ms: i64,
     ) -> Result<(Side, Step), ErrorBody> {
+        self.seat(player, side, None, false, now, wall_ms)
+    }
+
+    /// Takes a seat for a player who asked for it (`POST …/join`), with the
+    /// seat's seed for the deal (三国暗棋, 64 hex digits) if it sends one: a
+    /// bad seed, or a seed for a game that takes none, is refused and nothing
+    /// changes. A player who joins without a seed contributes none: a full
+    /// table does not wait for it (a seat the server placed — tournaments,
+    /// quick pairing, seeks — may send its seed later, [`Room::seed`]).
+    pub fn join_seeded(
+        &mut self,
+        player: Player,
+        side: Option<Side>,
+        seed: Option<&str>,
+        now: u64,
+        wall_ms: i64,
+    ) -> Result<(Side, Step), ErrorBody> {
+        self.seat(player, side, seed, true, now, wall_ms)
+    }
+
+    fn seat(
+        &mut self,
+        player: Player,
+        side: Option<Side>,
+        seed: Option<&str>,
+        asked: bool,
+        now: u64,
+        wall_ms: i64,
+    ) -> Result<(Side, Step), ErrorBody> {
         if self.phase != Phase::Open {
             return Err(err(ErrorCode::NotOpen, "the game is not waiting for players"));
         }
         if let Some(s) = self.seat_of(&player.id) {
             return Err(err(ErrorCode::AlreadySeated, format!("you already sit at {s}")));
+        }
+        if let Some(seed) = seed {
+            // Checked before the seat is taken: a refusal changes nothing.
+            games::parse_seed(seed)?;
+            if !self.game.awaits_deal() {
+                return Err(err(
+                    ErrorCode::BadRequest,
+                    format!(
+                        "this {} game takes no seed: only 三国暗棋's seat-entropy deal does",
+                        self.settings.variant.title()
+                    ),
+                ));
+            }
         }
         let side = if self.game.draws_seats() {
             // The variant draws the seating (三国暗棋 R-2): each joiner gets a
@@ -687,25 +790,102 @@ impl Room {
         self.seats[side.index()] = Some(player);
         let seat = self.seat_info(side).unwrap_or_else(|| unreachable_seat(side));
         self.push(&mut step, Audience::All, GameEvent::Joined { side, seat });
+        if let Some(seed) = seed {
+            self.take_seed(side, seed, now, wall_ms, &mut step)?;
+        } else if asked {
+            self.no_seed[side.index()] = true;
+        }
         if self.seats.iter().all(Option::is_some) {
-            self.phase = Phase::Live;
-            step.ops.push(Op::Phase {
-                phase: Phase::Live,
-                result: None,
-                wall_ms,
-            });
-            if let Some(turn) = self.game.to_move() {
-                self.clocks.start_turn(turn.into(), now);
+            if self.game.awaits_deal() && self.waits_for_seeds() {
+                // The people who sent no seed yet get a little time to send it.
+                self.deal_due = Some(now + SEED_WAIT_MS);
+            } else {
+                self.begin(now, wall_ms, &mut step)?;
             }
-            for s in Side::ALL {
-                if self.online[s.index()] == 0 && self.bot_at(s).is_none() {
-                    self.absent_deadline[s.index()] = Some(now + self.settings.grace_ms);
-                }
-            }
-            let status = self.status(now);
-            self.push(&mut step, Audience::All, GameEvent::Started { status });
         }
         Ok((side, step))
+    }
+
+    /// A seat's seed: taken by the game, stored as a command, and published
+    /// (a `state` event whose status lists the seeds).
+    fn take_seed(&mut self, side: Side, seed: &str, now: u64, wall_ms: i64, step: &mut Step) -> Result<(), ErrorBody> {
+        self.game.seed(side, seed)?;
+        step.ops.push(Op::Event(EventRow {
+            seq: self.game.epoch() as u64 - 1,
+            v: self.v + 1,
+            side,
+            action: format!("{}{seed}", games::SEED_PREFIX),
+            at_ms: now,
+            wall_ms,
+            spent_ms: None,
+            lag_ms: None,
+            clocks: None,
+        }));
+        let status = self.status(now);
+        self.push(step, Audience::All, GameEvent::State { status });
+        Ok(())
+    }
+
+    /// A seated player's seed sent after its join (the `seed` message): taken
+    /// until the deal; when it is the last one a full table waits for, the
+    /// room deals and turn 1 begins.
+    pub fn seed(&mut self, side: Side, seed: &str, now: u64, wall_ms: i64) -> Result<Step, ErrorBody> {
+        if self.phase == Phase::Finished {
+            return Err(err(ErrorCode::GameOver, "the game is over"));
+        }
+        // The game refuses in its own words: a bad seed, a second one, one
+        // after the deal, or any in a variant without seeds.
+        let mut step = Step::default();
+        self.take_seed(side, seed, now, wall_ms, &mut step)?;
+        if self.seats.iter().all(Option::is_some) && !self.waits_for_seeds() {
+            self.begin(now, wall_ms, &mut step)?;
+        }
+        Ok(step)
+    }
+
+    /// Whether a seated person may still send a seed the table waits for:
+    /// not a bot, not one who joined without a seed, not one who sent it.
+    fn waits_for_seeds(&self) -> bool {
+        Side::ALL
+            .into_iter()
+            .any(|s| self.bot_at(s).is_none() && !self.no_seed[s.index()] && !self.game.has_seed(s))
+    }
+
+    /// The table is full (and its seeds are in): deals if the game waits for
+    /// its deal, then the game goes live and turn 1 begins.
+    fn begin(&mut self, now: u64, wall_ms: i64, step: &mut Step) -> Result<(), ErrorBody> {
+        self.deal_due = None;
+        if self.game.awaits_deal() {
+            self.game.deal()?;
+            step.ops.push(Op::Event(EventRow {
+                seq: self.game.epoch() as u64 - 1,
+                v: self.v + 1,
+                side: Side::W,
+                action: games::DEAL_TEXT.to_owned(),
+                at_ms: now,
+                wall_ms,
+                spent_ms: None,
+                lag_ms: None,
+                clocks: None,
+            }));
+        }
+        self.phase = Phase::Live;
+        step.ops.push(Op::Phase {
+            phase: Phase::Live,
+            result: None,
+            wall_ms,
+        });
+        if let Some(turn) = self.game.to_move() {
+            self.clocks.start_turn(turn.into(), now);
+        }
+        for s in Side::ALL {
+            if self.online[s.index()] == 0 && self.bot_at(s).is_none() {
+                self.absent_deadline[s.index()] = Some(now + self.settings.grace_ms);
+            }
+        }
+        let status = self.status(now);
+        self.push(step, Audience::All, GameEvent::Started { status });
+        Ok(())
     }
 
     /// Fills a free seat (the first in W, B, Y order if `side` is `None`) with
@@ -772,6 +952,9 @@ impl Room {
 
     /// A player acts for its seat. `lag_ms`: the connection's measured one-way lag.
     pub fn act(&mut self, side: Side, act: Act, lag_ms: u64, now: u64, wall_ms: i64) -> Result<Step, ErrorBody> {
+        if let Act::Seed(seed) = &act {
+            return self.seed(side, seed, now, wall_ms);
+        }
         // A move resent after a reconnect that was already played is answered as such
         // whatever happened since (the side mated, the game over, the clocks paused):
         // the client learns that its move counted.
@@ -845,6 +1028,8 @@ impl Room {
             Act::Resign => Command::Resign,
             Act::OfferDraw => Command::OfferDraw,
             Act::AnswerDraw(accept) => Command::AnswerDraw(accept),
+            // Taken at the top, before the phase is looked at.
+            Act::Seed(_) => return Err(err(ErrorCode::BadRequest, "a seed is not an action of play")),
         };
         let mut step = Step::default();
         let mut spent = None;
@@ -957,7 +1142,8 @@ impl Room {
         if let Some(secret) = self.game.take_secret() {
             step.ops.push(Op::Secret(secret));
         }
-        let status = self.status(now);
+        // Used once (by the move, or the state event): taken, not copied.
+        let mut status = Some(self.status(now));
         let mut moved = false;
         for h in happened {
             let event = match h {
@@ -979,7 +1165,7 @@ impl Room {
                         captured,
                         checks,
                         revealed,
-                        status: status.clone(),
+                        status: status.take().unwrap_or_else(|| self.status(now)),
                     }
                 }
                 Happened::Warned { side, request } => GameEvent::Warned { side, request },
@@ -992,7 +1178,8 @@ impl Room {
                     // The state first (the board as it ended), then the result.
                     if !moved {
                         moved = true;
-                        self.push(step, Audience::All, GameEvent::State { status: status.clone() });
+                        let status = status.take().unwrap_or_else(|| self.status(now));
+                        self.push(step, Audience::All, GameEvent::State { status });
                     }
                     GameEvent::Finished {
                         result: self.verdict.clone().unwrap_or(r),
@@ -1002,10 +1189,12 @@ impl Room {
             self.push(step, Audience::All, event);
         }
         if !moved {
+            let status = status.take().unwrap_or_else(|| self.status(now));
             self.push(step, Audience::All, GameEvent::State { status });
         }
         if finished {
             self.phase = Phase::Finished;
+            self.keep_final(step, now);
             step.ops.push(Op::Phase {
                 phase: Phase::Finished,
                 result: self.result(),
@@ -1018,6 +1207,12 @@ impl Room {
     /// Looks at the time: flags and abandonments due by `now`.
     pub fn tick(&mut self, now: u64, wall_ms: i64) -> Step {
         let mut step = Step::default();
+        if self.phase == Phase::Open
+            && self.deal_due.is_some_and(|d| d <= now)
+            && let Err(e) = self.begin(now, wall_ms, &mut step)
+        {
+            tracing::error!(game = %self.id, error = %e.message, "the deal failed");
+        }
         while self.phase == Phase::Live && !self.paused {
             if let Some((side, _)) = self.clocks.deadline() {
                 let side: Side = side.into();
@@ -1181,6 +1376,7 @@ impl Room {
             },
         );
         if let Some(result) = verdict {
+            self.keep_final(&mut step, now);
             step.ops.push(Op::Phase {
                 phase: Phase::Finished,
                 result: Some(result.clone()),
@@ -1230,6 +1426,12 @@ impl Room {
             (Channel::Spectators, _) if self.phase == Phase::Finished => Audience::All,
             (Channel::Spectators, _) => Audience::Spectators,
         };
+        if self.chat.len() >= CHAT_BUCKETS_KEPT && !self.chat.contains_key(&player.id) {
+            self.chat.retain(|_, b| {
+                let refill = now.saturating_sub(b.last) / CHAT_REFILL_MS;
+                u64::from(b.tokens) + refill < u64::from(CHAT_BURST)
+            });
+        }
         let b = self.chat.entry(player.id.clone()).or_insert(Bucket {
             tokens: CHAT_BURST,
             last: now,

@@ -80,6 +80,10 @@ enum Msg {
     Join {
         player: Box<Player>,
         side: Option<Side>,
+        seed: Option<String>,
+        /// The player asked for the seat (`POST …/join`), rather than the
+        /// server placing it: then no seed means none ([`Room::join_seeded`]).
+        asked: bool,
         reply: oneshot::Sender<Result<Side, ErrorBody>>,
     },
     Snapshot {
@@ -173,11 +177,34 @@ impl RoomHandle {
 
     /// Takes a seat.
     pub async fn join(&self, player: Player, side: Option<Side>) -> Result<Side, ErrorBody> {
+        self.send_join(player, side, None, false).await
+    }
+
+    /// Takes a seat, with the seat's seed for 三国暗棋's seat-entropy deal
+    /// ([`Room::join_seeded`]).
+    pub async fn join_seeded(
+        &self,
+        player: Player,
+        side: Option<Side>,
+        seed: Option<String>,
+    ) -> Result<Side, ErrorBody> {
+        self.send_join(player, side, seed, true).await
+    }
+
+    async fn send_join(
+        &self,
+        player: Player,
+        side: Option<Side>,
+        seed: Option<String>,
+        asked: bool,
+    ) -> Result<Side, ErrorBody> {
         let (reply, rx) = oneshot::channel();
         self.tx
             .send(Msg::Join {
                 player: Box::new(player),
                 side,
+                seed,
+                asked,
                 reply,
             })
             .await
@@ -981,7 +1008,18 @@ impl Actor {
                     }
                 }
             }
-            Msg::Join { player, side, reply } => match self.room.join((*player).clone(), side, self.now(), wall_ms()) {
+            Msg::Join {
+                player,
+                side,
+                seed,
+                asked,
+                reply,
+            } => match if asked {
+                self.room
+                    .join_seeded((*player).clone(), side, seed.as_deref(), self.now(), wall_ms())
+            } else {
+                self.room.join((*player).clone(), side, self.now(), wall_ms())
+            } {
                 Ok((side, step)) => {
                     let mut ok = self.commit_and_send(step, None).await;
                     let _ = reply.send(if ok { Ok(side) } else { Err(gone()) });
@@ -1085,10 +1123,12 @@ impl Actor {
         let seed = bots::seed(&self.room.id, &job);
         let cancel = Arc::new(AtomicBool::new(false));
         let pool = self.ctx.bots.clone();
+        // Games with a person are served before games of bots alone.
+        let human = self.room.has_person();
         let search = self.room.game().bot_search(job.side, job.level, job.ask(offer), seed);
         let task = self.ctx.tracker.spawn({
             let cancel = Arc::clone(&cancel);
-            async move { pool.run(search, job, cancel).await }
+            async move { pool.run(search, job, cancel, human).await }
         });
         self.thinking = Some(Thinking {
             job,
@@ -1189,8 +1229,8 @@ impl Actor {
         true
     }
 
-    /// Sends events to every connection, each through [`Logged::view`] for
-    /// the connection's viewer and serialised once per distinct copy
+    /// Sends events to every connection, each as [`Logged::encode_view`]
+    /// writes it for the connection's viewer, once per distinct copy
     /// ([`Logged::projection`]); returns the connections whose queue was full.
     fn broadcast(&self, events: &[Logged]) -> Vec<u64> {
         let mut slow = Vec::new();
@@ -1200,7 +1240,7 @@ impl Actor {
             for (&id, c) in &self.conns {
                 let viewer = Viewer::of(c.side);
                 let msg = copies[projection.slot(viewer)]
-                    .get_or_insert_with(|| encode(&l.view(viewer)))
+                    .get_or_insert_with(|| Utf8Bytes::from(l.encode_view(viewer)))
                     .clone();
                 if !c.outbox.send(msg) && !slow.contains(&id) {
                     slow.push(id);

@@ -1,16 +1,17 @@
 //! The tournament routes (protocol/README.md, "Tournaments").
 
+use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use protocol::tournament::{
     ArbiterAction, ArbiterEntry, ArbiterOutcome, ArbiterRequest, Board, CreateTournament, EditTournament,
     OrganizerEntry, OrganizerReason, PairingSystem, Register, RegistrationWindow, Round, Standings, Tournament,
     Withdraw,
 };
-use protocol::{ErrorCode, GameRecord};
+use protocol::{ErrorBody, ErrorCode, GameRecord, Variant};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::{Loaded, not_found, pair_next_round, repair_table, settings_of, standings_csv, state_error};
 use crate::AppState;
@@ -19,25 +20,25 @@ use crate::http::{ApiJson, Authed, MaybeAuthed, random_hex};
 use crate::store::{StoreError, wall_ms};
 
 /// The tournament routes, merged into the server's router.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/api/tournaments", post(create).get(list))
-        .route("/api/tournaments/register", post(register))
-        .route("/api/tournaments/{id}", get(view).patch(edit).delete(delete))
-        .route("/api/tournaments/{id}/finish", post(finish))
-        .route("/api/tournaments/{id}/registration", post(registration))
-        .route("/api/tournaments/{id}/organizer-log", get(organizer_log))
-        .route("/api/tournaments/{id}/check-in", post(check_in))
-        .route("/api/tournaments/{id}/withdraw", post(withdraw))
-        .route("/api/tournaments/{id}/reinstate", post(reinstate))
-        .route("/api/tournaments/{id}/rounds", post(pair).get(rounds))
-        .route("/api/tournaments/{id}/rounds/{n}", get(round))
-        .route("/api/tournaments/{id}/standings", get(standings))
-        .route("/api/tournaments/{id}/standings.csv", get(standings_csv_route))
-        .route("/api/tournaments/{id}/games", get(records))
-        .route("/api/tournaments/{id}/log", get(log))
-        .route("/api/tournaments/{id}/games/{game}/arbiter", post(arbiter))
-        .route("/api/me/boards", get(boards))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create, list))
+        .routes(routes!(register))
+        .routes(routes!(view, edit, delete))
+        .routes(routes!(finish))
+        .routes(routes!(registration))
+        .routes(routes!(organizer_log))
+        .routes(routes!(check_in))
+        .routes(routes!(withdraw))
+        .routes(routes!(reinstate))
+        .routes(routes!(pair, rounds))
+        .routes(routes!(round))
+        .routes(routes!(standings))
+        .routes(routes!(standings_csv_route))
+        .routes(routes!(records))
+        .routes(routes!(log))
+        .routes(routes!(arbiter))
+        .routes(routes!(boards))
 }
 
 /// A registration code: 8 characters of a 32-letter alphabet.
@@ -48,6 +49,19 @@ fn code() -> String {
         .collect()
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/tournaments",
+    request_body = CreateTournament,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "the new tournament (with its registration code: the organizer's view)", body = Tournament),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn create(
     State(s): State<AppState>,
     Authed(p): Authed,
@@ -79,6 +93,16 @@ struct ListQuery {
     variant: Option<String>,
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tournaments",
+    params(("variant" = Option<Variant>, Query, description = "only this variant (all when absent)")),
+    responses(
+        (status = 200, description = "the latest tournaments (50 at most)", body = Vec<Tournament>),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn list(
     State(s): State<AppState>,
     Query(q): Query<ListQuery>,
@@ -116,6 +140,19 @@ async fn list(
     Ok(Json(list))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tournaments/{id}",
+    params(("id" = String, Path, description = "its id")),
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "the tournament (the organizer also sees its code)", body = Tournament),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn view(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -154,6 +191,22 @@ async fn as_organizer_for(s: &AppState, id: &str, p: &crate::store::Player, reas
 }
 
 /// New settings before round 1 (organizer; logged with the reason).
+#[utoipa::path(
+    patch,
+    path = "/api/tournaments/{id}",
+    params(("id" = String, Path, description = "its id")),
+    request_body = EditTournament,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the tournament as edited", body = Tournament),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn edit(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -170,6 +223,17 @@ async fn edit(
         &s.config.clock_minimums,
         wall_ms(),
     )?;
+    if settings.rated
+        && let Some(guest) = l.entrants.iter().find(|e| !e.account)
+    {
+        return Err(ApiError::new(
+            ErrorCode::RatedNeedsAccount,
+            format!(
+                "a rated tournament takes accounts only, and {} is registered as a guest",
+                guest.name
+            ),
+        ));
+    }
     on_conflict(
         s.store.edit_tournament(&id, &settings, &p.id, e.reason.trim()).await,
         "round 1 is paired: the settings are fixed",
@@ -188,6 +252,22 @@ fn on_conflict(r: Result<(), StoreError>, refusal: &str) -> Result<(), ApiError>
 }
 
 /// Deletes a tournament before round 1 (organizer; logged with the reason).
+#[utoipa::path(
+    delete,
+    path = "/api/tournaments/{id}",
+    params(("id" = String, Path, description = "its id")),
+    request_body = OrganizerReason,
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "deleted"),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn delete(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -208,6 +288,22 @@ async fn delete(
 
 /// Ends a tournament after the round in play (organizer; logged with the
 /// reason): for an event that fell below three players, or must stop early.
+#[utoipa::path(
+    post,
+    path = "/api/tournaments/{id}/finish",
+    params(("id" = String, Path, description = "its id")),
+    request_body = OrganizerReason,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the finished tournament", body = Tournament),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn finish(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -236,6 +332,22 @@ async fn finish(
 /// The late-entry control (organizer; logged with the reason): when
 /// registration closes, at any time before the tournament is over. A round
 /// robin's groups are fixed once round 1 is paired, so it cannot reopen then.
+#[utoipa::path(
+    post,
+    path = "/api/tournaments/{id}/registration",
+    params(("id" = String, Path, description = "its id")),
+    request_body = RegistrationWindow,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the tournament with its registration window", body = Tournament),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn registration(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -270,6 +382,17 @@ async fn registration(
 }
 
 /// What the organizer did to the tournament as a whole (also once deleted).
+#[utoipa::path(
+    get,
+    path = "/api/tournaments/{id}/organizer-log",
+    params(("id" = String, Path, description = "its id")),
+    responses(
+        (status = 200, description = "what the organizer did, oldest first", body = Vec<OrganizerEntry>),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn organizer_log(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -284,6 +407,21 @@ async fn organizer_log(
     Ok(Json(log))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/tournaments/register",
+    request_body = Register,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "the tournament registered for", body = Tournament),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn register(
     State(s): State<AppState>,
     Authed(p): Authed,
@@ -312,12 +450,33 @@ async fn register(
             "a round robin takes no late entries once round 1 is paired",
         ));
     }
+    if t.settings.rated && !p.account {
+        return Err(ApiError::new(
+            ErrorCode::RatedNeedsAccount,
+            "a rated tournament takes accounts only: sign up or log in to register",
+        ));
+    }
     on_conflict(s.store.register(&t.id, &p.id).await, "you are registered already")?;
     tracing::info!(tournament = %t.id, player = %p.id, "registered");
     let l = Loaded::load(&s, &t.id).await?;
     Ok((StatusCode::CREATED, Json(l.view(Some(&p.id)))))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/tournaments/{id}/check-in",
+    params(("id" = String, Path, description = "its id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the tournament, checked in", body = Tournament),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn check_in(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -354,6 +513,22 @@ async fn check_in(
     Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/tournaments/{id}/withdraw",
+    params(("id" = String, Path, description = "its id")),
+    request_body = Withdraw,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the tournament after the withdrawal", body = Tournament),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn withdraw(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -390,6 +565,22 @@ async fn withdraw(
 }
 
 /// The organizer takes back a player's withdrawal: paired again from the next round.
+#[utoipa::path(
+    post,
+    path = "/api/tournaments/{id}/reinstate",
+    params(("id" = String, Path, description = "its id")),
+    request_body = Withdraw,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the tournament after the reinstatement", body = Tournament),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn reinstate(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -418,6 +609,21 @@ async fn reinstate(
     Ok(Json(Loaded::load(&s, &id).await?.view(Some(&p.id))))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/tournaments/{id}/rounds",
+    params(("id" = String, Path, description = "its id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "the round paired", body = Round),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn pair(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -426,11 +632,33 @@ async fn pair(
     Ok((StatusCode::CREATED, Json(pair_next_round(&s, &p, &id).await?)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tournaments/{id}/rounds",
+    params(("id" = String, Path, description = "its id")),
+    responses(
+        (status = 200, description = "every round paired so far", body = Vec<Round>),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn rounds(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<Vec<Round>>, ApiError> {
     let l = Loaded::load(&s, &id).await?;
     Ok(Json((1..=l.t.round).filter_map(|n| l.round(n)).collect()))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tournaments/{id}/rounds/{n}",
+    params(("id" = String, Path, description = "its id"), ("n" = String, Path, description = "the round's number, from 1")),
+    responses(
+        (status = 200, description = "the round", body = Round),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn round(State(s): State<AppState>, Path((id, n)): Path<(String, String)>) -> Result<Json<Round>, ApiError> {
     let l = Loaded::load(&s, &id).await?;
     n.parse::<u32>()
@@ -440,10 +668,32 @@ async fn round(State(s): State<AppState>, Path((id, n)): Path<(String, String)>)
         .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("round {n} has not been paired")))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tournaments/{id}/standings",
+    params(("id" = String, Path, description = "its id")),
+    responses(
+        (status = 200, description = "the standings", body = Standings),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn standings(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<Standings>, ApiError> {
     Ok(Json(Loaded::load(&s, &id).await?.standings()))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tournaments/{id}/standings.csv",
+    params(("id" = String, Path, description = "its id")),
+    responses(
+        (status = 200, description = "the standings as CSV", body = String, content_type = "text/csv"),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn standings_csv_route(State(s): State<AppState>, Path(id): Path<String>) -> Result<impl IntoResponse, ApiError> {
     let st = Loaded::load(&s, &id).await?.standings();
     Ok((
@@ -459,6 +709,19 @@ async fn standings_csv_route(State(s): State<AppState>, Path(id): Path<String>) 
 }
 
 /// Every game's record, aborted ones included, in round and table order.
+#[utoipa::path(
+    get,
+    path = "/api/tournaments/{id}/games",
+    params(("id" = String, Path, description = "its id")),
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "every game's record, in round and table order", body = Vec<GameRecord>),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn records(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -477,6 +740,17 @@ async fn records(
     Ok(Json(out))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tournaments/{id}/log",
+    params(("id" = String, Path, description = "its id")),
+    responses(
+        (status = 200, description = "the arbiter's decisions, oldest first", body = Vec<ArbiterEntry>),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn log(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<Vec<ArbiterEntry>>, ApiError> {
     if s.store.tournament(&id).await?.is_none() {
         return Err(not_found());
@@ -484,6 +758,23 @@ async fn log(State(s): State<AppState>, Path(id): Path<String>) -> Result<Json<V
     Ok(Json(s.store.arbiter_log(&id).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/tournaments/{id}/games/{game}/arbiter",
+    params(("id" = String, Path, description = "its id"), ("game" = String, Path, description = "the game's id")),
+    request_body = ArbiterRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "what the arbiter's action did", body = ArbiterOutcome),
+        (status = 400, description = "refused: a bad body, path or query (the words say what)", body = ErrorBody),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 403, description = "not allowed to this player", body = ErrorBody),
+        (status = 404, description = "no such thing", body = ErrorBody),
+        (status = 409, description = "not in this state", body = ErrorBody),
+        (status = 422, description = "the game refuses it (the code says why)", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn arbiter(
     State(s): State<AppState>,
     Path((id, game)): Path<(String, String)>,
@@ -518,6 +809,16 @@ async fn arbiter(
     }))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/me/boards",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the caller's tournament boards to play now", body = Vec<Board>),
+        (status = 401, description = "no, an unknown or an expired session token", body = ErrorBody),
+        (status = 503, description = "the store is unreachable or the server is stopping; try again soon", body = ErrorBody),
+    )
+)]
 async fn boards(State(s): State<AppState>, Authed(p): Authed) -> Result<Json<Vec<Board>>, ApiError> {
     Ok(Json(s.store.boards(&p.id).await?))
 }

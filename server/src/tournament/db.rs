@@ -75,6 +75,8 @@ pub struct EntrantRow {
     pub withdrawn_after: Option<u32>,
     /// Round robin group.
     pub group: Option<u32>,
+    /// An account (not a guest, not a bot): may play a rated tournament.
+    pub account: bool,
 }
 
 /// A tournament game row, with its seats, phase and result.
@@ -211,11 +213,41 @@ impl Store {
         Ok(by.remove(tournament).unwrap_or_default())
     }
 
+    /// The displayed ratings of `players` (those that have one) of a
+    /// variant and time-control class: round 1's seeding.
+    pub async fn ratings_of(
+        &self,
+        players: &[String],
+        variant: protocol::Variant,
+        class: protocol::players::TimeClass,
+    ) -> Result<HashMap<String, i64>, StoreError> {
+        if players.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let q = format!(
+            "SELECT player_id, rating FROM ratings WHERE variant = $1 AND class = $2 AND player_id IN ({})",
+            (3..players.len() + 3)
+                .map(|i| format!("${i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let mut query = sqlx::query(&q).bind(variant.key()).bind(class.key());
+        for p in players {
+            query = query.bind(p.as_str());
+        }
+        let mut out = HashMap::new();
+        for r in query.fetch_all(&self.pool).await? {
+            out.insert(r.try_get("player_id")?, r.try_get::<i64, _>("rating")?);
+        }
+        Ok(out)
+    }
+
     /// The entrants of the tournaments `ids` (at least one), by tournament,
     /// each in seed order: one query for any number of tournaments.
     async fn entrants_where(&self, ids: &[String]) -> Result<HashMap<String, Vec<EntrantRow>>, StoreError> {
         let q = format!(
-            "SELECT e.tournament_id, e.player_id, p.name, e.seed, e.checked_in, e.withdrawn_after, e.group_no \
+            "SELECT e.tournament_id, e.player_id, p.name, p.username, p.bot_level, e.seed, e.checked_in, \
+             e.withdrawn_after, e.group_no \
              FROM tournament_players e JOIN players p ON p.id = e.player_id \
              WHERE e.tournament_id IN ({}) ORDER BY e.tournament_id, e.seed",
             placeholders(ids.len())
@@ -233,6 +265,8 @@ impl Store {
                 checked_in: r.try_get::<i64, _>("checked_in")? != 0,
                 withdrawn_after: r.try_get::<Option<i64>, _>("withdrawn_after")?.map(|x| x as u32),
                 group: r.try_get::<Option<i64>, _>("group_no")?.map(|x| x as u32),
+                account: r.try_get::<Option<String>, _>("username")?.is_some()
+                    && r.try_get::<Option<i64>, _>("bot_level")?.is_none(),
             });
         }
         Ok(out)

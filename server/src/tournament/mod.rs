@@ -114,6 +114,7 @@ pub fn settings_of(
         registration_closes_ms: c.registration_closes_ms,
         starts_ms: c.starts_ms,
         grace_ms,
+        rated: c.rated.unwrap_or(false),
     })
 }
 
@@ -370,7 +371,9 @@ fn histories(l: &Loaded, totals: &[Totals]) -> Vec<History> {
         .collect()
 }
 
-fn swiss_plan(l: &Loaded, active: &[usize]) -> Plan {
+/// Swiss: `ratings` holds the entrants' ratings of the event's variant and
+/// class for round 1 (seeded by rating when any has one), empty otherwise.
+fn swiss_plan(l: &Loaded, active: &[usize], ratings: &HashMap<String, i64>) -> Plan {
     let totals = l.totals();
     let seeds: Vec<u32> = l.entrants.iter().map(|e| e.seed).collect();
     let hist_all = histories(l, &totals);
@@ -397,7 +400,16 @@ fn swiss_plan(l: &Loaded, active: &[usize]) -> Plan {
             }
         }
     }
-    let p = pairing::swiss(&hist, &met);
+    let rated: Vec<Option<i64>> = order
+        .iter()
+        .map(|&i| ratings.get(&l.entrants[i].player).copied())
+        .collect();
+    let first = if l.t.round == 0 {
+        pairing::first_round_by_rating(&rated, &hist)
+    } else {
+        None
+    };
+    let p = first.unwrap_or_else(|| pairing::swiss(&hist, &met));
     Plan {
         tables: p.tables.into_iter().map(|t| t.map(|k| order[k])).collect(),
         byes: vec![p.byes.into_iter().map(|k| order[k]).collect()],
@@ -493,6 +505,9 @@ fn table_game(
     round: u32,
     table: u32,
 ) -> Result<(Room, NewGame), ApiError> {
+    // A rated tournament's games are rated games — but a bot never plays a
+    // rated game: a bot table's game stays casual (docs/RATINGS.md).
+    let rated = settings.rated && seats.iter().all(|s| matches!(s, TableSeat::Person(_)));
     let game_settings = GameSettings {
         variant: settings.variant,
         time_control: settings.time_control,
@@ -500,8 +515,13 @@ fn table_game(
         public: true,
         players_chat: true,
         grace_ms: settings.grace_ms,
-        rated: false,
-        anqi: None,
+        rated,
+        // 三国暗棋 draws its seating unless it is fixed: a tournament fixes it
+        // (its pairing rotates the seats, RULES-ANQI R-2).
+        anqi: (settings.variant == protocol::Variant::Anqi).then(|| protocol::anqi::AnqiOptions {
+            fixed_seats: true,
+            ..Default::default()
+        }),
     };
     let id = crate::http::game_id();
     let mut room = Room::new(id.clone(), game_settings.clone())?;
@@ -587,7 +607,22 @@ pub async fn pair_next_round(s: &AppState, organizer: &Player, id: &str) -> Resu
         )));
     }
     let plan = match l.t.settings.pairing {
-        PairingSystem::Swiss => swiss_plan(&l, &active),
+        PairingSystem::Swiss => {
+            // Round 1 is seeded by rating when players have one.
+            let ratings = if round == 1 {
+                let ids: Vec<String> = active.iter().map(|&i| l.entrants[i].player.clone()).collect();
+                s.store
+                    .ratings_of(
+                        &ids,
+                        l.t.settings.variant,
+                        protocol::players::TimeClass::of(&l.t.settings.time_control),
+                    )
+                    .await?
+            } else {
+                HashMap::new()
+            };
+            swiss_plan(&l, &active, &ratings)
+        }
         PairingSystem::RoundRobin { group_size } => round_robin_plan(&l, &active, group_size, round)?,
     };
     let mut settings = l.t.settings.clone();
@@ -735,6 +770,7 @@ mod tests {
                     checked_in: true,
                     withdrawn_after: None,
                     group: None,
+                    account: true,
                 })
                 .collect(),
             games: Vec::new(),

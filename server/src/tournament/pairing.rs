@@ -156,6 +156,41 @@ pub fn swiss(hist: &[History], met: &Met) -> RoundPairing {
     }
 }
 
+/// Swiss round 1 seeded by rating. `ratings[i]` is player `i`'s rating of
+/// the event's variant and time-control class (`None`: none yet); players are
+/// given in seed order. `None` when nobody has a rating: round 1 is then
+/// paired by seed like any other round ([`swiss`]).
+///
+/// The order: rated players by rating (best first; equal ratings by seed),
+/// then the unrated by seed. The `n mod 3` lowest in that order among those
+/// with the fewest byes sit out (as in [`swiss`]); the others are split into
+/// thirds — top, middle and bottom — and table `k` seats the `k`-th of each
+/// third together (with 9 players: 1-4-7, 2-5-8, 3-6-9), as Swiss does with
+/// halves for two-player games, so the strongest do not meet at once. Seats
+/// by [`seat`] (fresh players: the better rated at W).
+pub fn first_round_by_rating(ratings: &[Option<i64>], hist: &[History]) -> Option<RoundPairing> {
+    if ratings.iter().all(Option::is_none) {
+        return None;
+    }
+    let n = ratings.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    // Stable: equal keys keep seed order.
+    order.sort_by_key(|&p| match ratings[p] {
+        Some(r) => (0, std::cmp::Reverse(r)),
+        None => (1, std::cmp::Reverse(0)),
+    });
+    let mut by_byes: Vec<usize> = order.iter().rev().copied().collect();
+    by_byes.sort_by_key(|&p| hist[p].byes); // stable: the lowest in the order first
+    let mut byes: Vec<usize> = by_byes.into_iter().take(n % 3).collect();
+    let players: Vec<usize> = order.into_iter().filter(|p| !byes.contains(p)).collect();
+    let m = players.len() / 3;
+    let tables = (0..m)
+        .map(|k| seat([players[k], players[m + k], players[2 * m + k]], hist))
+        .collect();
+    byes.sort_unstable();
+    Some(RoundPairing { tables, byes })
+}
+
 /// The points spread of a table (most minus fewest).
 fn point_spread(t: [usize; 3], hist: &[History]) -> u32 {
     let p = t.map(|i| hist[i].points);
@@ -367,6 +402,49 @@ mod tests {
         assert_eq!(p.tables, vec![[0, 1, 2], [3, 4, 5], [6, 7, 8]]);
         let p = swiss(&fresh(8), &Met::default());
         assert_eq!(p.byes, vec![6, 7]);
+    }
+
+    #[test]
+    fn round_one_by_rating_seats_the_thirds_together() {
+        // Seeds 0..9; ratings make the order 4, 0, 7, 1, 2, 8, 5, 3, 6.
+        let r = [1900, 1700, 1650, 1500, 2000, 1600, 1400, 1800, 1620].map(Some);
+        let p = first_round_by_rating(&r, &fresh(9)).expect("rated players");
+        assert!(p.byes.is_empty());
+        // Top third 4 0 7, middle 1 2 8, bottom 5 3 6: the k-th of each together.
+        assert_eq!(p.tables, vec![[4, 1, 5], [0, 2, 3], [7, 8, 6]]);
+    }
+
+    #[test]
+    fn round_one_puts_the_unrated_after_the_rated_by_seed_and_they_take_the_byes() {
+        // 0, 3 and 5 unrated; 8 players: two byes, the two lowest (the last
+        // unrated by seed).
+        let r = [
+            None,
+            Some(1500),
+            Some(1600),
+            None,
+            Some(1500),
+            None,
+            Some(1700),
+            Some(1400),
+        ];
+        let p = first_round_by_rating(&r, &fresh(8)).expect("some rated");
+        // Order: 6 (1700), 2 (1600), 1 and 4 (1500, by seed), 7 (1400), then
+        // 0 3 5; thirds 6 2 | 1 4 | 7 0.
+        assert_eq!(p.byes, vec![3, 5]);
+        assert_eq!(p.tables, vec![[6, 1, 7], [2, 4, 0]]);
+        // A player who had a bye does not get another while others had none.
+        let mut h = fresh(8);
+        h[5].byes = 1;
+        let p = first_round_by_rating(&r, &h).expect("some rated");
+        assert_eq!(p.byes, vec![0, 3]);
+    }
+
+    #[test]
+    fn round_one_without_ratings_is_paired_by_seed() {
+        assert_eq!(first_round_by_rating(&[None; 6], &fresh(6)), None);
+        // …which swiss() does: consecutive seeds.
+        assert_eq!(swiss(&fresh(6), &Met::default()).tables, vec![[0, 1, 2], [3, 4, 5]]);
     }
 
     #[test]

@@ -259,7 +259,10 @@ async fn new_game(http: &reqwest::Client, base: &str) -> Result<(String, [String
             http,
             &format!("{base}/api/games/{}/join", snap.id),
             Some(t),
-            &JoinGame { side: Some(side) },
+            &JoinGame {
+                side: Some(side),
+                seed: None,
+            },
             Duration::from_secs(10),
         )
         .await?;

@@ -18,6 +18,17 @@
 //! With `--server-pid` the server's resident memory and CPU come from
 //! `/proc`; memory per game or connection is the RSS growth over the load
 //! divided by its size. `--json` prints one JSON object instead of text.
+//!
+//! **Variants side by side** (`games` mode): `--variants sanguo,anqi,yanyi`
+//! runs `--games` games of *each* variant at once in one run, and reports
+//! moves/s, p50/p99 latency and the mean `moved` size per variant in one
+//! table (the totals stay the top-level numbers). Every move is chosen from
+//! the legal list the server sends to the seat whose turn its status names —
+//! 三国暗棋's flips and moves alike, 三国演弈棋's next player by 被将先走 —
+//! never from a fixed cycle; each socket is the seat the server gave its
+//! player (三国暗棋 draws the seats). `--each-alone` first runs each variant
+//! by itself for `--seconds`, so that the server CPU per move (from
+//! `/proc/PID/stat`, which a mixed run cannot split) is measured per variant.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -28,6 +39,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use futures_util::{SinkExt, StreamExt};
 use protocol::{
     ClientMsg, CreateGame, GameEvent, JoinGame, PROTOCOL_VERSION, ServerMsg, Session, Side, Snapshot, TimeControl,
+    Variant,
 };
 use tokio::sync::{Semaphore, mpsc};
 use tokio_tungstenite::tungstenite::Message;
@@ -91,6 +103,11 @@ pub struct Options {
     /// (127.1.0.1 and up), as people do from their own homes: the server's
     /// per-address limits then see each game as a few clients.
     pub spread_addresses: bool,
+    /// The variants played (`games` mode): `games` games of each, side by side.
+    pub variants: Vec<Variant>,
+    /// Before the side-by-side run, run each variant alone for `duration`
+    /// (server CPU per move per variant).
+    pub each_alone: bool,
 }
 
 /// The local address of game `g` with `--spread-addresses`: 127.1.x.y.
@@ -145,6 +162,33 @@ pub struct Report {
     pub loadgen_cpu_s: Option<f64>,
     /// Flooders: messages sent and times cut off (with the close reasons seen).
     pub flood: Option<(u64, u64, Vec<String>)>,
+    /// Per variant (`games` mode), in the order asked for.
+    pub lanes: Vec<Lane>,
+}
+
+/// One variant's numbers in a `games` run.
+#[derive(Debug, Default, Clone)]
+pub struct Lane {
+    /// The variant.
+    pub variant: Option<Variant>,
+    /// Its games.
+    pub games: usize,
+    /// Moves seen by all three seats during the measured window.
+    pub moves: u64,
+    /// Latency percentiles, microseconds: p50, p90, p99, p999, max.
+    pub latency_us: [u64; 5],
+    /// Mean size of a `moved` event as received, bytes.
+    pub moved_bytes: Option<u64>,
+    /// Games of it that ended during the run.
+    pub games_finished: u64,
+    /// Errors in its games.
+    pub errors: u64,
+    /// Server CPU per move, microseconds, measured with this variant alone (`--each-alone`).
+    pub alone_cpu_us_per_move: Option<f64>,
+    /// Moves per second with this variant alone (`--each-alone`).
+    pub alone_moves_per_s: Option<f64>,
+    /// p99 latency with this variant alone, microseconds (`--each-alone`).
+    pub alone_p99_us: Option<u64>,
 }
 
 impl Report {
@@ -185,8 +229,73 @@ impl Report {
             "server_cpu_pct": self.server_cpu_s.map(|c| 100.0 * c / self.secs()),
             "loadgen_cpu_pct": self.loadgen_cpu_s.map(|c| 100.0 * c / self.secs()),
             "flood": self.flood.as_ref().map(|(sent, cut, reasons)| serde_json::json!({"sent": sent, "cutoffs": cut, "reasons": reasons})),
+            "server_cpu_us_per_move": self.cpu_us_per_move(),
+            "variants": self.lanes.iter().map(|l| {
+                let [p50, p90, p99, p999, max] = l.latency_us.map(|us| us as f64 / 1000.0);
+                serde_json::json!({
+                    "variant": l.variant.map(Variant::key),
+                    "games": l.games,
+                    "moves": l.moves,
+                    "moves_per_s": l.moves as f64 / self.secs(),
+                    "latency_ms": {"p50": p50, "p90": p90, "p99": p99, "p999": p999, "max": max},
+                    "moved_bytes": l.moved_bytes,
+                    "games_finished": l.games_finished,
+                    "errors": l.errors,
+                    "alone": l.alone_cpu_us_per_move.map(|cpu| serde_json::json!({
+                        "server_cpu_us_per_move": cpu,
+                        "moves_per_s": l.alone_moves_per_s,
+                        "p99_ms": l.alone_p99_us.map(|us| us as f64 / 1000.0),
+                    })),
+                })
+            }).collect::<Vec<_>>(),
             "uptime": std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim(),
         })
+    }
+
+    /// Server CPU per move over the whole window, microseconds.
+    pub fn cpu_us_per_move(&self) -> Option<f64> {
+        let cpu = self.server_cpu_s?;
+        (self.moves > 0).then(|| cpu * 1e6 / self.moves as f64)
+    }
+
+    /// The per-variant table (`games` mode with `--variants`).
+    fn lane_table(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let secs = self.secs();
+        writeln!(
+            f,
+            "variant  games   moves/s   p50 ms   p99 ms  bytes/msg  finished  errors | alone: moves/s   p99 ms  cpu µs/move"
+        )?;
+        let dash = |x: Option<String>| x.unwrap_or_else(|| "-".to_owned());
+        for l in &self.lanes {
+            writeln!(
+                f,
+                "{:<7} {:>6} {:>9.0} {:>8.2} {:>8.2} {:>10} {:>9} {:>7} | {:>14} {:>8} {:>12}",
+                l.variant.map_or("?", Variant::key),
+                l.games,
+                l.moves as f64 / secs,
+                l.latency_us[0] as f64 / 1000.0,
+                l.latency_us[2] as f64 / 1000.0,
+                dash(l.moved_bytes.map(|b| b.to_string())),
+                l.games_finished,
+                l.errors,
+                dash(l.alone_moves_per_s.map(|m| format!("{m:.0}"))),
+                dash(l.alone_p99_us.map(|us| format!("{:.2}", us as f64 / 1000.0))),
+                dash(l.alone_cpu_us_per_move.map(|c| format!("{c:.0}"))),
+            )?;
+        }
+        writeln!(
+            f,
+            "{:<7} {:>6} {:>9.0} {:>8.2} {:>8.2} {:>10} {:>9} {:>7} | server cpu µs/move (mixed) {}",
+            "all",
+            self.size,
+            self.moves as f64 / secs,
+            self.latency_us[0] as f64 / 1000.0,
+            self.latency_us[2] as f64 / 1000.0,
+            dash(self.moved_bytes.map(|b| b.to_string())),
+            self.games_finished,
+            self.errors,
+            dash(self.cpu_us_per_move().map(|c| format!("{c:.0}"))),
+        )
     }
 }
 
@@ -234,6 +343,9 @@ impl std::fmt::Display for Report {
             writeln!(f, "flood_sent       {sent}")?;
             writeln!(f, "flood_cutoffs    {cut} ({})", reasons.join("; "))?;
         }
+        if self.lanes.len() > 1 || self.lanes.iter().any(|l| l.alone_cpu_us_per_move.is_some()) {
+            self.lane_table(f)?;
+        }
         Ok(())
     }
 }
@@ -275,6 +387,26 @@ impl Probe {
 /// Runs the load and returns the report.
 pub async fn run(opts: Options) -> Result<Report> {
     match opts.mode {
+        Mode::Games if opts.each_alone => {
+            // Each variant alone first: the server's CPU per move is only
+            // separable when one variant plays.
+            let mut alone = Vec::new();
+            for &v in &opts.variants {
+                let r = run_games(Options {
+                    variants: vec![v],
+                    ..opts.clone()
+                })
+                .await?;
+                alone.push((r.cpu_us_per_move(), r.moves as f64 / r.secs(), r.latency_us[2]));
+            }
+            let mut report = run_games(opts).await?;
+            for (lane, (cpu, mps, p99)) in report.lanes.iter_mut().zip(alone) {
+                lane.alone_cpu_us_per_move = cpu;
+                lane.alone_moves_per_s = Some(mps);
+                lane.alone_p99_us = Some(p99);
+            }
+            Ok(report)
+        }
         Mode::Games | Mode::Relay => run_games(opts).await,
         Mode::Idle => run_idle(opts).await,
         Mode::Rooms => run_rooms(opts).await,
@@ -290,14 +422,24 @@ fn http_client() -> Result<reqwest::Client> {
 
 async fn run_games(opts: Options) -> Result<Report> {
     let http = http_client()?;
-    let totals = Arc::new(Totals::default());
-    let (lat_tx, mut lat_rx) = mpsc::unbounded_channel::<u64>();
+    // One lane per variant (the relay has one); its games are g % lanes.
+    let variants = match opts.mode {
+        Mode::Relay => vec![Variant::Sanguo],
+        _ if opts.variants.is_empty() => vec![Variant::Sanguo],
+        _ => opts.variants.clone(),
+    };
+    let lanes: Vec<Arc<Totals>> = variants.iter().map(|_| Arc::new(Totals::default())).collect();
+    let n_games = opts.games * variants.len();
+    let (lat_tx, mut lat_rx) = mpsc::unbounded_channel::<(usize, u64)>();
     let measuring = Arc::new(AtomicBool::new(false));
     let stop = CancellationToken::new();
     let rss_before = opts.server_pid.and_then(rss_kib);
+    let sum = |f: fn(&Totals) -> &AtomicU64| lanes.iter().map(|t| f(t).load(Ordering::Relaxed)).sum::<u64>();
 
     let mut tasks = Vec::new();
-    for g in 0..opts.games {
+    for g in 0..n_games {
+        let lane = g % variants.len();
+        let variant = variants[lane];
         let local = opts.spread_addresses.then(|| game_address(g));
         let http = match local {
             Some(ip) => reqwest::Client::builder()
@@ -309,7 +451,7 @@ async fn run_games(opts: Options) -> Result<Report> {
         let (http, opts2, totals, lat_tx, measuring, stop) = (
             http,
             opts.clone(),
-            totals.clone(),
+            lanes[lane].clone(),
             lat_tx.clone(),
             measuring.clone(),
             stop.clone(),
@@ -320,6 +462,8 @@ async fn run_games(opts: Options) -> Result<Report> {
             while !stop.is_cancelled() {
                 let game = Game {
                     local,
+                    variant,
+                    lane,
                     opts: &opts2,
                     totals: &totals,
                     lat_tx: &lat_tx,
@@ -350,7 +494,7 @@ async fn run_games(opts: Options) -> Result<Report> {
         let (http, url, totals, stop, reasons, rate) = (
             http.clone(),
             opts.url.clone(),
-            totals.clone(),
+            lanes[0].clone(),
             stop.clone(),
             reasons.clone(),
             opts.flood_rate,
@@ -368,25 +512,29 @@ async fn run_games(opts: Options) -> Result<Report> {
     }
     // Measure once every game has started (or after a minute, whatever started).
     let ramp = Instant::now();
-    while (totals.games_started.load(Ordering::Relaxed) as usize) < opts.games
-        && ramp.elapsed() < Duration::from_secs(60)
-    {
+    while (sum(|t| &t.games_started) as usize) < n_games && ramp.elapsed() < Duration::from_secs(60) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
     let rss_loaded = opts.server_pid.and_then(rss_kib);
     let probe = Probe::start(opts.server_pid);
-    totals.moves.store(0, Ordering::Relaxed);
+    for t in &lanes {
+        t.moves.store(0, Ordering::Relaxed);
+    }
     measuring.store(true, Ordering::Relaxed);
     let start = Instant::now();
     let mut latencies: Vec<u64> = Vec::new();
+    let mut lane_latencies: Vec<Vec<u64>> = vec![Vec::new(); variants.len()];
     let deadline = tokio::time::sleep(opts.duration);
     tokio::pin!(deadline);
     loop {
         tokio::select! {
             _ = &mut deadline => break,
             l = lat_rx.recv() => match l {
-                Some(us) => latencies.push(us),
+                Some((lane, us)) => {
+                    latencies.push(us);
+                    lane_latencies[lane].push(us);
+                }
                 None => break,
             },
         }
@@ -394,10 +542,10 @@ async fn run_games(opts: Options) -> Result<Report> {
     measuring.store(false, Ordering::Relaxed);
     let mut report = Report {
         mode: opts.mode.name(),
-        size: opts.games,
+        size: n_games,
         elapsed: start.elapsed(),
-        moves: totals.moves.load(Ordering::Relaxed),
-        connections: totals.connections.load(Ordering::Relaxed),
+        moves: sum(|t| &t.moves),
+        connections: sum(|t| &t.connections),
         rss_before_kib: rss_before,
         rss_loaded_kib: rss_loaded,
         ..Report::default()
@@ -409,17 +557,38 @@ async fn run_games(opts: Options) -> Result<Report> {
     }
     latencies.sort_unstable();
     report.latency_us = [0.50, 0.90, 0.99, 0.999, 1.0].map(|p| percentile(&latencies, p));
-    report.games_finished = totals.games_finished.load(Ordering::Relaxed);
-    report.errors = totals.errors.load(Ordering::Relaxed);
+    report.games_finished = sum(|t| &t.games_finished);
+    report.errors = sum(|t| &t.errors);
     report.flood = (opts.flooders > 0).then(|| {
         (
-            totals.flood_sent.load(Ordering::Relaxed),
-            totals.flood_cutoffs.load(Ordering::Relaxed),
+            sum(|t| &t.flood_sent),
+            sum(|t| &t.flood_cutoffs),
             reasons.lock().unwrap().iter().cloned().collect(),
         )
     });
-    let n = totals.moved_msgs.load(Ordering::Relaxed);
-    report.moved_bytes = (n > 0).then(|| totals.moved_bytes.load(Ordering::Relaxed) / n);
+    let n = sum(|t| &t.moved_msgs);
+    report.moved_bytes = (n > 0).then(|| sum(|t| &t.moved_bytes) / n);
+    if opts.mode == Mode::Games {
+        report.lanes = variants
+            .iter()
+            .zip(&lanes)
+            .zip(&mut lane_latencies)
+            .map(|((&v, t), lat)| {
+                lat.sort_unstable();
+                let n = t.moved_msgs.load(Ordering::Relaxed);
+                Lane {
+                    variant: Some(v),
+                    games: opts.games,
+                    moves: t.moves.load(Ordering::Relaxed),
+                    latency_us: [0.50, 0.90, 0.99, 0.999, 1.0].map(|p| percentile(lat, p)),
+                    moved_bytes: (n > 0).then(|| t.moved_bytes.load(Ordering::Relaxed) / n),
+                    games_finished: t.games_finished.load(Ordering::Relaxed),
+                    errors: t.errors.load(Ordering::Relaxed),
+                    ..Lane::default()
+                }
+            })
+            .collect();
+    }
     Ok(report)
 }
 
@@ -524,6 +693,7 @@ async fn new_game(
     base: &str,
     seat: bool,
     grace_ms: Option<u64>,
+    variant: Variant,
 ) -> Result<(String, Vec<Session>)> {
     let mut sessions = Vec::new();
     for _ in 0..if seat { 3 } else { 1 } {
@@ -531,7 +701,8 @@ async fn new_game(
         sessions.push(s);
     }
     let create = CreateGame {
-        variant: None,
+        // 三国象棋 as before (no key sent), the others by their key.
+        variant: (variant != Variant::Sanguo).then_some(variant),
         // Long enough that nobody flags during a run.
         time_control: Some(TimeControl {
             base_ms: 3_600_000,
@@ -556,18 +727,40 @@ async fn new_game(
     )
     .await?;
     if seat {
-        for (s, side) in sessions.iter().zip(SIDES) {
-            let _: serde_json::Value = sanguo_tests::post(
+        // The seat each session got: a variant may draw the seats whatever
+        // was asked (三国暗棋), so the sessions come back in seat order.
+        let mut seated: Vec<(Side, Session)> = Vec::new();
+        for (s, side) in sessions.into_iter().zip(SIDES) {
+            let joined: protocol::Joined = sanguo_tests::post(
                 http,
                 &format!("{base}/api/games/{}/join", snap.id),
                 Some(&s.token),
-                &JoinGame { side: Some(side) },
+                &JoinGame {
+                    side: Some(side),
+                    // 三国暗棋 deals once every seat sent its seed (docs/ANQI-DEAL.md):
+                    // each player sends one with its join, as the web client does.
+                    seed: (variant == Variant::Anqi).then(seat_seed),
+                },
                 POST_TIMEOUT,
             )
             .await?;
+            seated.push((joined.side, s));
         }
+        seated.sort_by_key(|(side, _)| side.index());
+        sessions = seated.into_iter().map(|(_, s)| s).collect();
     }
     Ok((snap.id, sessions))
+}
+
+/// A seat's seed for 三国暗棋's deal: 32 bytes as 64 hex digits, varied by
+/// the clock and a counter (a load test needs no secrecy, only distinct seeds).
+fn seat_seed() -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut x = nanos ^ N.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..4).map(|_| format!("{:016x}", next(&mut x))).collect()
 }
 
 /// A WebSocket to `url` (`ws://HOST:PORT/…`) from the local address `ip`.
@@ -598,9 +791,13 @@ fn ws_base(url: &str) -> String {
 struct Game<'a> {
     /// The local address its sockets connect from (`None`: the system's choice).
     local: Option<std::net::IpAddr>,
+    /// The variant it plays.
+    variant: Variant,
+    /// Its variant's lane in the report.
+    lane: usize,
     opts: &'a Options,
     totals: &'a Totals,
-    lat_tx: &'a mpsc::UnboundedSender<u64>,
+    lat_tx: &'a mpsc::UnboundedSender<(usize, u64)>,
     measuring: &'a AtomicBool,
     stop: &'a CancellationToken,
 }
@@ -651,7 +848,9 @@ impl Game<'_> {
                 pending.remove(&ply);
                 if self.measuring.load(Ordering::Relaxed) {
                     self.totals.moves.fetch_add(1, Ordering::Relaxed);
-                    let _ = self.lat_tx.send(at.duration_since(sent).as_micros() as u64);
+                    let _ = self
+                        .lat_tx
+                        .send((self.lane, at.duration_since(sent).as_micros() as u64));
                 }
             }
         }
@@ -666,7 +865,7 @@ impl Game<'_> {
     /// Plays one game to its end (or until the run stops).
     async fn play(&self, http: &reqwest::Client, rng: &mut u64, first: &mut bool) -> Result<()> {
         let base = self.opts.url.trim_end_matches('/');
-        let (id, sessions) = new_game(http, base, true, None).await?;
+        let (id, sessions) = new_game(http, base, true, None, self.variant).await?;
         let hellos = [0, 1, 2].map(|i| {
             serde_json::to_string(&ClientMsg::Hello {
                 protocol: PROTOCOL_VERSION,
@@ -695,7 +894,10 @@ impl Game<'_> {
                 if !legal_moves.is_empty() && last_ply_sent != Some(ply) {
                     self.think(rng).await;
                     let mv = legal_moves[(next(rng) % legal_moves.len() as u64) as usize].clone();
-                    let seat = SIDES.iter().position(|s| *s == turn).unwrap();
+                    let seat = SIDES
+                        .iter()
+                        .position(|s| *s == turn)
+                        .ok_or_else(|| anyhow!("status names no seat to move"))?;
                     let msg = ClientMsg::Move { ply, mv };
                     pending.insert(ply, (Instant::now(), 0));
                     last_ply_sent = Some(ply);
@@ -711,11 +913,15 @@ impl Game<'_> {
                 continue;
             };
             match msg {
-                ServerMsg::Snapshot { game } if seat == 0 => {
-                    if game.result.is_some() {
-                        self.totals.games_finished.fetch_add(1, Ordering::Relaxed);
-                        return Ok(());
-                    }
+                ServerMsg::Snapshot { game } if seat == 0 && game.result.is_some() => {
+                    self.totals.games_finished.fetch_add(1, Ordering::Relaxed);
+                    return Ok(());
+                }
+                // The move is chosen from the status the seat to move
+                // received (its own view: the legal list a variant may show
+                // that seat only), whoever the status names — 被将先走 gives
+                // the move out of the cycle.
+                ServerMsg::Snapshot { game } if game.status.turn == SIDES[seat] => {
                     status = Some(game.status);
                 }
                 ServerMsg::Event { event: Some(e), .. } => match *e {
@@ -723,11 +929,11 @@ impl Game<'_> {
                         self.totals.moved_msgs.fetch_add(1, Ordering::Relaxed);
                         self.totals.moved_bytes.fetch_add(text.len() as u64, Ordering::Relaxed);
                         self.arrived(&mut pending, ply, at);
-                        if seat == 0 {
+                        if st.turn == SIDES[seat] {
                             status = Some(st);
                         }
                     }
-                    GameEvent::Started { status: st } | GameEvent::State { status: st } if seat == 0 => {
+                    GameEvent::Started { status: st } | GameEvent::State { status: st } if st.turn == SIDES[seat] => {
                         status = Some(st);
                     }
                     GameEvent::Finished { .. } if seat == 0 => {
@@ -810,7 +1016,9 @@ async fn create_games(opts: &Options, n: usize, seat: bool, totals: &Totals) -> 
         tasks.push(tokio::spawn(async move {
             let _permit = gate.acquire_owned().await;
             // A day of grace: nobody abandons while the run measures.
-            new_game(&http, &base, seat, Some(86_400_000)).await.map(|(id, _)| id)
+            new_game(&http, &base, seat, Some(86_400_000), Variant::Sanguo)
+                .await
+                .map(|(id, _)| id)
         }));
     }
     let mut ids = Vec::new();
@@ -982,6 +1190,7 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
 const USAGE: &str = "usage: loadgen --url URL [--mode games|relay|idle|rooms] [--games N] [--connections N]
                [--per-game N] [--seconds S] [--think-ms MS] [--seed N] [--server-pid PID]
                [--relay-bytes N] [--flooders N] [--flood-rate N] [--spread-addresses] [--json]
+               [--variants sanguo,anqi,yanyi] [--each-alone]
 
 games  (default) N concurrent games (3 WebSocket clients each) of random legal moves:
        moves/s, latency from sending a move to every seat receiving it
@@ -1000,6 +1209,13 @@ generator's own core, which shows up in the other games' measured latency).
 --spread-addresses (games mode): each game's players connect from a loopback address
 of their own (127.1.0.1 and up), so that the server's per-address limits see them as
 the separate households they stand for (the `abuse` tool runs loadgen so).
+
+--variants K1,K2,… (games mode, default sanguo): --games N games of EACH variant at once,
+side by side in one run; one table with moves/s, p50/p99 latency, mean `moved` bytes,
+finished games and errors per variant (the top-level numbers are the totals). Moves come
+from the legal list the server sends to the seat its status names as to move (三国暗棋:
+flips and moves; 三国演弈棋: 被将先走). --each-alone first runs each variant by itself for
+--seconds and adds its moves/s, p99 and server CPU µs per move (needs --server-pid).
 
 With --server-pid: the server's RSS before, loaded and at the end, and its CPU
 during the window (from /proc). --json prints one JSON object.";
@@ -1020,6 +1236,8 @@ fn parse_args() -> Result<Options> {
         flooders: 0,
         flood_rate: 0,
         spread_addresses: false,
+        variants: vec![Variant::Sanguo],
+        each_alone: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -1047,6 +1265,16 @@ fn parse_args() -> Result<Options> {
             "--flooders" => opts.flooders = val()?.parse()?,
             "--flood-rate" => opts.flood_rate = val()?.parse()?,
             "--spread-addresses" => opts.spread_addresses = true,
+            "--variants" => {
+                opts.variants = val()?
+                    .split(',')
+                    .map(|k| k.trim().parse::<Variant>().map_err(|e| anyhow!("--variants: {e}")))
+                    .collect::<Result<_>>()?;
+                if opts.variants.is_empty() {
+                    bail!("--variants needs at least one key\n{USAGE}");
+                }
+            }
+            "--each-alone" => opts.each_alone = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);

@@ -9,6 +9,13 @@
 //   preimage   = "sanguo-anqi/1\n" + game_id + "\n" + layout + "\n" + salt_hex + "\n"
 //   commitment = lowercase hex of SHA-256(preimage as ASCII)
 // where game_id is the id exactly as the server sends it (12 base-32 characters).
+//
+// Rooms deal by the seat-entropy scheme (docs/ANQI-DEAL.md §4): the server
+// published hex(SHA-256(server_seed)) at creation, each seat may have sent a
+// 32-byte seed, and the layout and salt are derived from them with
+// HMAC-SHA-256; at the end the server seed is published. `verifySeats` checks
+// the hash and re-derives the layout and salt (then the commitment and flips
+// are checked as above).
 
 /** The full set in canonical order (§2.1). */
 export const FULL_SET = 'KAAEERRNNCCPPPPPkaaeerrnnccppppp';
@@ -96,6 +103,141 @@ function sha256Fallback(msg) {
   return out;
 }
 
+const subtle = () => (globalThis.crypto && crypto.subtle && crypto.subtle.digest ? crypto.subtle : null);
+
+/** Bytes of a lowercase hex text (`null` unless it is exactly that). */
+export function fromHex(text) {
+  if (typeof text !== 'string' || text.length % 2 || !/^[0-9a-f]*$/.test(text)) return null;
+  const out = new Uint8Array(text.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+const concat = (...parts) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+};
+
+/** RFC 2104 HMAC-SHA-256 on top of the fallback SHA-256 (block of 64 bytes). */
+function hmacFallback(key, msg) {
+  const k = key.length > 64 ? sha256Fallback(key) : key;
+  const block = new Uint8Array(64);
+  block.set(k);
+  const ipad = block.map((b) => b ^ 0x36);
+  const opad = block.map((b) => b ^ 0x5c);
+  return sha256Fallback(concat(opad, sha256Fallback(concat(ipad, msg))));
+}
+
+/**
+ * HMAC-SHA-256(key, msg) of bytes: WebCrypto, or the fallback without a
+ * secure context (`{fallback: true}` forces it, for the tests).
+ */
+export async function hmacSha256(key, msg, { fallback = false } = {}) {
+  const s = !fallback && subtle();
+  if (s) {
+    const k = await s.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    return new Uint8Array(await s.sign('HMAC', k, msg));
+  }
+  return hmacFallback(key, msg);
+}
+
+/** SHA-256 of bytes, as hex. */
+async function sha256BytesHex(bytes, fallback) {
+  const s = !fallback && subtle();
+  if (s) return hex(new Uint8Array(await s.digest('SHA-256', bytes)));
+  return hex(sha256Fallback(bytes));
+}
+
+const ascii = (text) => new TextEncoder().encode(text);
+
+/**
+ * The deal key K (docs/ANQI-DEAL.md §4.2): HMAC(server_seed,
+ * "sanguo-anqi-seats/1\n" ‖ game_id ‖ "\n" ‖ hex(seed_1) ‖ "\n" ‖ … ‖ hex(seed_3) ‖ "\n").
+ * `seeds` are 3 hex texts or null (a seat that sent none: 32 zero bytes).
+ */
+export async function seatKey(serverSeedHex, gameId, seeds, opts) {
+  const zero = '0'.repeat(64);
+  const msg = `sanguo-anqi-seats/1\n${gameId}\n${seeds.map((x) => `${x || zero}\n`).join('')}`;
+  return hmacSha256(fromHex(serverSeedHex), ascii(msg), opts);
+}
+
+/**
+ * The layout and salt of the seat-entropy deal (§4.2): the §1 shuffle with
+ * draws from the stream HMAC(K, "layout\n" ‖ be64(n)), n = 0, 1, …, read 4
+ * bytes big-endian at a time, rejection-sampled; salt = HMAC(K, "salt\n").
+ * Returns `{key, layout, saltHex}` (hex key).
+ */
+export async function seatEntropyDeal(serverSeedHex, gameId, seeds, opts) {
+  const key = await seatKey(serverSeedHex, gameId, seeds, opts);
+  let block = new Uint8Array(0);
+  let used = 0;
+  let counter = 0;
+  const next = async () => {
+    if (used === block.length) {
+      const n = new Uint8Array(8);
+      new DataView(n.buffer).setUint32(0, Math.floor(counter / 2 ** 32));
+      new DataView(n.buffer).setUint32(4, counter >>> 0);
+      block = await hmacSha256(key, concat(ascii('layout\n'), n), opts);
+      counter += 1;
+      used = 0;
+    }
+    const x = new DataView(block.buffer, block.byteOffset + used, 4).getUint32(0);
+    used += 4;
+    return x;
+  };
+  const draw = async (i) => {
+    const m = i + 1;
+    const limit = 2 ** 32 - (2 ** 32 % m);
+    for (;;) {
+      const x = await next();
+      if (x < limit) return x % m;
+    }
+  };
+  const items = [...FULL_SET];
+  for (let i = 31; i >= 1; i--) {
+    const j = await draw(i);
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  const salt = await hmacSha256(key, ascii('salt\n'), opts);
+  return { key: hex(key), layout: items.join(''), saltHex: hex(salt) };
+}
+
+/**
+ * The seat-entropy checks of a finished game (docs/ANQI-DEAL.md §4.1):
+ * `SHA256(server_seed) == server_hash`, and the layout and salt derived from
+ * the server seed, the game id and the published seeds are the published
+ * ones. Returns `{ok, reasons, hash, layout, salt}` (each check true/false).
+ */
+export async function verifySeats({ gameId, serverHash, serverSeed, seeds, layout, saltHex }, opts = {}) {
+  const reasons = [];
+  const res = { ok: false, reasons, hash: false, layout: false, salt: false };
+  const seed = fromHex(serverSeed || '');
+  if (!seed || seed.length !== 32) {
+    reasons.push('the server seed is not published as 64 lowercase hex digits (is the game over?)');
+    return res;
+  }
+  const bad = (seeds || []).find((x) => x != null && !/^[0-9a-f]{64}$/.test(x));
+  if (!seeds || seeds.length !== 3 || bad !== undefined) {
+    reasons.push('the seats\' seeds are not three 64-digit hex texts (or null)');
+    return res;
+  }
+  const h = await sha256BytesHex(seed, opts.fallback);
+  res.hash = h === serverHash;
+  if (!res.hash) reasons.push(`SHA-256 of the server seed is ${h}, but the server announced ${serverHash}`);
+  const d = await seatEntropyDeal(serverSeed, gameId, seeds, opts);
+  res.layout = d.layout === layout;
+  res.salt = d.saltHex === saltHex;
+  if (!res.layout) reasons.push(`the seeds give the layout ${d.layout}, but the server published ${layout}`);
+  if (!res.salt) reasons.push(`the seeds give the salt ${d.saltHex}, but the server published ${saltHex}`);
+  res.ok = reasons.length === 0;
+  return res;
+}
+
 /** Exposed for the browser test: the fallback must agree with WebCrypto. */
 export function sha256HexFallback(text) {
   return hex(sha256Fallback(new TextEncoder().encode(text)));
@@ -130,22 +272,24 @@ export function revealsOf(moves, notes) {
 
 /**
  * RULES-ANQI §10.5 steps 1–2 and the flips of step 3. Returns
- * `{ok, reasons: [text…], flips}`: `ok` only when the commitment matches, the
- * layout is a permutation of the full set and every revealed identity is the
- * layout's letter on its point (each start point revealed at most once).
+ * `{ok, reasons: [text…], flips, commitmentOk, revealsOk}`: `ok` only when the
+ * commitment matches, the layout is a permutation of the full set and every
+ * revealed identity is the layout's letter on its point (each start point
+ * revealed at most once).
  */
 export async function verifyDeal({ gameId, commitment, layout, saltHex, reveals }) {
   const reasons = [];
   if (!commitment) reasons.push('no commitment was announced');
   if (!layout || !saltHex) {
     reasons.push('the layout and salt are not published (is the game over?)');
-    return { ok: false, reasons, flips: 0 };
+    return { ok: false, reasons, flips: 0, commitmentOk: false, revealsOk: false };
   }
   if (!/^[0-9a-f]{64}$/.test(saltHex)) reasons.push('the salt is not 64 lowercase hex digits');
   if (commitment) {
     const c = await commitmentOf(gameId, layout, saltHex);
     if (c !== commitment) reasons.push(`the commitment does not match: SHA-256 of the published deal is ${c}, the announced one ${commitment}`);
   }
+  const commitmentOk = reasons.length === 0;
   const sorted = (s) => [...s].sort().join('');
   if (layout.length !== 32 || sorted(layout) !== sorted(FULL_SET)) reasons.push('the layout is not a permutation of the 32 pieces');
   const seen = new Set();
@@ -162,5 +306,6 @@ export async function verifyDeal({ gameId, commitment, layout, saltHex, reveals 
     else if (layout[k] !== r.piece) reasons.push(`${r.what}: revealed ${r.piece}, but the layout has ${layout[k]} on ${r.point}`);
     else flips += 1;
   }
-  return { ok: reasons.length === 0, reasons, flips };
+  const revealsOk = flips === reveals.length && !reasons.some((r) => r.includes('permutation'));
+  return { ok: reasons.length === 0, reasons, flips, commitmentOk, revealsOk };
 }

@@ -13,7 +13,7 @@
 import { Board } from './board.js';
 import { getLang } from './i18n.js';
 import { h } from './ui.js';
-import { verifyDeal, revealsOf } from './anqi-verify.js';
+import { verifyDeal, revealsOf, verifySeats } from './anqi-verify.js';
 
 /** Seats 1, 2, 3 on the wire (the design's convention). */
 export const SEATS = ['W', 'B', 'Y'];
@@ -43,6 +43,22 @@ const TEXT = {
     scoring_remaining_count: 'deadlock: pieces left (残存数)',
     noProgress: 'No flip or capture for {n} of {max} turns',
     commitment: 'Deal commitment',
+    serverHash: "Server's seed hash (SHA-256)",
+    mySeed: 'Your seed',
+    seeds: "Seats' seeds",
+    seedSent: 'sent',
+    seedNone: 'none (zeros)',
+    seeding: 'The table is full: the deal waits a few seconds for the seats that have not sent their seed yet.',
+    fairDeal: 'Fair deal: the layout is derived from the server\'s hidden seed, fixed by its hash above, and the seeds of the seats, so nobody — the server included — can choose it. Everything is published at the end for your check.',
+    rulesLink: '三国暗棋 rules',
+    seatsVerified: 'Seat-entropy deal verified: SHA-256 of the published server seed is the hash announced at the start, and the server seed, game id and the seats\' seeds give exactly the published layout and salt.',
+    seatsNotVerified: 'Seat-entropy deal NOT verified:',
+    check_hash: 'server seed matches its hash',
+    check_layout: 'layout re-derived from the seeds',
+    check_salt: 'salt re-derived from the seeds',
+    check_commitment: 'commitment matches layout and salt',
+    check_flips: 'every revealed piece matches the layout',
+    serverSeed: 'Server seed',
     hidden: '{n} face down',
     propose: 'Propose scoring (申请计分)',
     proposalsLeft: '{n} proposals left',
@@ -81,6 +97,22 @@ const TEXT = {
     scoring_remaining_count: '僵局：残存数',
     noProgress: '已 {n} 手无翻无吃（上限 {max}）',
     commitment: '洗牌承诺',
+    serverHash: '服务器种子哈希（SHA-256）',
+    mySeed: '你的种子',
+    seeds: '各座种子',
+    seedSent: '已交',
+    seedNone: '未交（按全零）',
+    seeding: '已坐满：发牌前稍候几秒，等待尚未提交种子的座位。',
+    fairDeal: '公平发牌：排布由服务器的隐藏种子（已用上面的哈希锁定）和各座的种子共同推导，任何人（包括服务器）都无法选择排布。终局时全部公开，可自行验证。',
+    rulesLink: '三国暗棋规则',
+    seatsVerified: '座位熵发牌已验证：公布的服务器种子的 SHA-256 与开局公布的哈希一致，服务器种子、对局编号与各座种子推导出的排布和盐与公布的完全相同。',
+    seatsNotVerified: '座位熵发牌未通过验证：',
+    check_hash: '服务器种子与哈希相符',
+    check_layout: '由种子重新推导排布',
+    check_salt: '由种子重新推导盐',
+    check_commitment: '承诺与排布和盐相符',
+    check_flips: '每次翻开都与排布相符',
+    serverSeed: '服务器种子',
     hidden: '暗子 {n} 枚',
     propose: '申请计分',
     proposalsLeft: '还可申请 {n} 次',
@@ -369,15 +401,66 @@ export function anqiPanel(status, { seats, me } = {}) {
     ),
   ];
   if (pos.removed.length) lines.push(h('div', { class: 'muted' }, `${at('removed')}: `, pos.removed.map((p) => CHARS[p] || p).join(' ')));
-  lines.push(
+  if (a.commitment) {
+    lines.push(
+      h(
+        'div',
+        { class: 'anqi-commitment muted', id: 'anqi-commitment', 'data-commitment': a.commitment, title: a.commitment },
+        `${at('commitment')}: `,
+        h('code', {}, `${a.commitment.slice(0, 16)}…`),
+      ),
+    );
+  }
+  lines.push(...fairDealLines(status, { me }));
+  lines.push(h('div', { class: 'muted' }, h('a', { href: '#/rules/anqi-board', id: 'anqi-rules-link' }, at('rulesLink'))));
+  return h('div', { class: 'anqi-panel', id: 'anqi-panel' }, ...lines);
+}
+
+/**
+ * The seat-entropy deal as the game page shows it (docs/ANQI-DEAL.md §4):
+ * the server's seed hash, the seats' seeds (sent or not) and this player's
+ * own seed; before the deal, what it means in plain words and a link to the
+ * rules page's section on it.
+ */
+export function fairDealLines(status, { me } = {}) {
+  const a = status.anqi;
+  if (!a || !a.server_hash) return [];
+  const seeds = a.seeds || [null, null, null];
+  const out = [
+    h('div', { class: 'anqi-server-hash muted', id: 'anqi-server-hash', 'data-server-hash': a.server_hash, title: a.server_hash }, `${at('serverHash')}: `, h('code', {}, `${a.server_hash.slice(0, 16)}…`)),
     h(
       'div',
-      { class: 'anqi-commitment muted', id: 'anqi-commitment', 'data-commitment': a.commitment, title: a.commitment },
-      `${at('commitment')}: `,
-      h('code', {}, `${a.commitment.slice(0, 16)}…`),
+      { class: 'muted', id: 'anqi-seeds', 'data-seeds': seeds.map((x) => (x ? '1' : '0')).join('') },
+      `${at('seeds')}: `,
+      SEATS.map((side, i) => `${i + 1} ${seeds[i] ? at('seedSent') : at('seedNone')}`).join(' · '),
     ),
-  );
-  return h('div', { class: 'anqi-panel', id: 'anqi-panel' }, ...lines);
+  ];
+  const mine = me && seeds[SEATS.indexOf(me)];
+  if (mine) out.push(h('div', { class: 'muted', id: 'anqi-my-seed', 'data-seed': mine, title: mine }, `${at('mySeed')}: `, h('code', {}, `${mine.slice(0, 16)}…`)));
+  if (!a.commitment) out.push(h('p', { class: 'muted', id: 'anqi-fair-deal' }, at('fairDeal'), ' ', h('a', { href: '#/rules/anqi-fair', id: 'anqi-fair-rules' }, at('rulesLink'))));
+  return out;
+}
+
+/** This browser's seed for game `id` (64 hex digits): drawn once with crypto.getRandomValues, then kept. */
+export function anqiSeed(id) {
+  const key = `sanguo.anqi.seed.${id}`;
+  let seed = null;
+  try {
+    seed = localStorage.getItem(key);
+  } catch {
+    /* no storage: a fresh seed */
+  }
+  if (!seed || !/^[0-9a-f]{64}$/.test(seed)) {
+    const b = new Uint8Array(32);
+    crypto.getRandomValues(b);
+    seed = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+    try {
+      localStorage.setItem(key, seed);
+    } catch {
+      /* storage is a help, not a must */
+    }
+  }
+  return seed;
 }
 
 /** The pending proposal as a line, if any. */
@@ -446,18 +529,42 @@ export async function showVerification(host, { gameId, status, moves, notes }) {
   host.replaceChildren(box);
   const a = (status && status.anqi) || {};
   const res = await verifyDeal({ gameId, commitment: a.commitment, layout: a.layout, saltHex: a.salt, reveals: revealsOf(moves, notes) });
-  box.dataset.verified = String(res.ok);
-  box.className = `note ${res.ok ? 'good' : 'bad'}`;
-  if (res.ok) box.replaceChildren(h('strong', {}, at('verified', { n: res.flips })));
-  else box.replaceChildren(h('strong', {}, at('notVerified')), h('ul', {}, res.reasons.map((r) => h('li', {}, r))));
+  // the seat-entropy deal (docs/ANQI-DEAL.md §4): the server seed against its
+  // hash, and the layout and salt re-derived from the seeds
+  const seats = a.server_hash ? await verifySeats({ gameId, serverHash: a.server_hash, serverSeed: a.server_seed, seeds: a.seeds, layout: a.layout, saltHex: a.salt }) : null;
+  const ok = res.ok && (!seats || seats.ok);
+  box.dataset.verified = String(ok);
+  if (seats) box.dataset.seatsVerified = String(seats.ok);
+  box.className = `note ${ok ? 'good' : 'bad'}`;
+  const parts = [];
+  if (seats) parts.push(h('strong', { id: 'anqi-seats-verdict' }, seats.ok ? at('seatsVerified') : at('seatsNotVerified')), ' ');
+  if (res.ok) parts.push(h('strong', {}, at('verified', { n: res.flips })));
+  else parts.push(h('strong', {}, at('notVerified')));
+  const reasons = [...(seats ? seats.reasons : []), ...res.reasons];
+  box.replaceChildren(...parts);
+  if (reasons.length) box.append(h('ul', {}, reasons.map((r) => h('li', {}, r))));
+  // each check, passed or not
+  const checks = [
+    ...(seats ? [['hash', seats.hash], ['layout', seats.layout], ['salt', seats.salt]] : []),
+    ['commitment', res.commitmentOk],
+    ['flips', res.revealsOk],
+  ];
+  box.append(h('ul', { class: 'anqi-checks', id: 'anqi-checks' }, checks.map(([k, pass]) => h('li', { 'data-check': k, 'data-pass': String(pass) }, `${pass ? '✓' : '✗'} ${at(`check_${k}`)}`))));
   if (a.layout) {
     box.append(
       h('div', { class: 'muted' }, `${at('layout')}: `, h('code', { id: 'anqi-layout' }, a.layout)),
       h('div', { class: 'muted' }, `${at('salt')}: `, h('code', { id: 'anqi-salt' }, a.salt || '')),
       h('div', { class: 'muted' }, `${at('commitment')}: `, h('code', {}, a.commitment || '')),
     );
+    if (a.server_seed) {
+      box.append(
+        h('div', { class: 'muted' }, `${at('serverSeed')}: `, h('code', { id: 'anqi-server-seed' }, a.server_seed)),
+        h('div', { class: 'muted' }, `${at('serverHash')}: `, h('code', {}, a.server_hash || '')),
+        h('div', { class: 'muted' }, `${at('seeds')}: `, ...(a.seeds || []).map((x, i) => h('div', {}, h('code', { 'data-seat-seed': SEATS[i] }, `${i + 1}: ${x || at('seedNone')}`)))),
+      );
+    }
   }
-  return res;
+  return { ...res, ok, seats };
 }
 
 /**
@@ -489,10 +596,32 @@ export function anqiGamePart(ctx) {
   /** Draws the position; `last` is {from, to} of the last action (a flip: from = to). */
   part.renderBoard = (g, { interactive, last }) => {
     part.status = g.status;
-    if (g.status.anqi) rememberCommitment(g.id, g.status.anqi.commitment);
+    if (g.status.anqi) {
+      rememberCommitment(g.id, g.status.anqi.commitment);
+      rememberCommitment(g.id, g.status.anqi.server_hash, 'server_hash');
+    }
     board.updateAnqi({ pos: parseAnqiPosition(g.status.position), legal: interactive ? g.status.legal_moves : [], last, interactive });
   };
-  part.panel = (g, me) => (g.phase === 'open' ? h('div', {}) : anqiPanel(g.status, { seats: g.seats, me }));
+  part.panel = (g, me) =>
+    g.phase === 'open'
+      ? h(
+          'div',
+          { class: 'anqi-panel', id: 'anqi-panel' },
+          h('div', { class: 'muted' }, h('a', { href: '#/rules/anqi-board', id: 'anqi-rules-link' }, at('rulesLink'))),
+          // a full table whose deal waits for the seats' seeds (at most 10 s)
+          g.seats && g.seats.every(Boolean) && g.status.anqi && g.status.anqi.server_hash ? h('div', { class: 'note warn', id: 'anqi-seeding' }, at('seeding')) : null,
+          ...fairDealLines(g.status, { me }),
+        )
+      : anqiPanel(g.status, { seats: g.seats, me });
+  /**
+   * A seated player whose seat has no seed yet while the deal waits (a seat
+   * the server placed, as a tournament's): sends this browser's seed, once.
+   */
+  part.sendSeed = (g, me) => {
+    const a = g.status.anqi;
+    if (g.phase !== 'open' || !me || !a || !a.server_hash || !a.seeds || a.seeds[SEATS.indexOf(me)] || part.seedSent) return;
+    if (ctx.send({ type: 'seed', seed: anqiSeed(g.id) })) part.seedSent = true;
+  };
   /** Notes under the clocks while the game runs: the proposal, the no-progress count near its limit. */
   part.notes = (g) => {
     const out = [];
@@ -606,18 +735,18 @@ export function anqiResult(result, seats) {
 // ---- the replay page -----------------------------------------------------
 
 /** Remembers the commitment this browser saw while the game ran (the replay compares). */
-export function rememberCommitment(id, commitment) {
+export function rememberCommitment(id, commitment, what = 'commitment') {
   try {
-    const key = `sanguo.anqi.commitment.${id}`;
+    const key = `sanguo.anqi.${what}.${id}`;
     if (commitment && !localStorage.getItem(key)) localStorage.setItem(key, commitment);
   } catch {
     /* storage is a help, not a must */
   }
 }
 
-function seenCommitment(id) {
+function seenCommitment(id, what = 'commitment') {
   try {
-    return localStorage.getItem(`sanguo.anqi.commitment.${id}`);
+    return localStorage.getItem(`sanguo.anqi.${what}.${id}`);
   } catch {
     return null;
   }
@@ -700,6 +829,7 @@ export function mountAnqiReplay(root, id, snap, rec, { t, h: hh = h }) {
   go(cur);
   // the verdict: the published deal against the commitment announced at the start
   const seen = seenCommitment(id);
+  const seenHash = seenCommitment(id, 'server_hash');
   const notes = [];
   after.forEach((l) => notes.push(...l));
   const reveals = revealsOf(actions, notes);
@@ -709,6 +839,13 @@ export function mountAnqiReplay(root, id, snap, rec, { t, h: hh = h }) {
       box.dataset.verified = 'false';
       box.className = 'note bad';
       box.prepend(hh('strong', {}, `${at('notVerified')} the commitment announced now (${a.commitment}) is not the one this browser saw during the game (${seen}).`));
+    }
+    if (seenHash && seenHash !== a.server_hash) {
+      const box = verifyEl.querySelector('#anqi-verify');
+      box.dataset.verified = 'false';
+      box.dataset.seatsVerified = 'false';
+      box.className = 'note bad';
+      box.prepend(hh('strong', {}, `${at('seatsNotVerified')} the server seed hash published now (${a.server_hash}) is not the one this browser saw during the game (${seenHash}).`));
     }
     page.dataset.loaded = 'true';
     page.dataset.reveals = String(reveals.length);
@@ -760,6 +897,7 @@ export function anqiOptionsForm() {
     'fieldset',
     { id: 'anqi-options', class: 'anqi-options', hidden: true },
     h('legend', {}, '三国暗棋'),
+    h('p', { class: 'muted' }, h('a', { href: '#/rules/anqi-board', id: 'anqi-rules-lobby' }, at('rulesLink'))),
     h('label', { class: 'form-row' }, ot('mode'), mode),
     targetRow,
     h('label', { class: 'form-row' }, ot('scoring'), scoring),

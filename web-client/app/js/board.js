@@ -49,6 +49,8 @@ export class Board {
     this.selected = null;
     this.last = null;
     this.checked = [];
+    /** Colours whose kings are marked allied (三国演弈棋). */
+    this.allied = [];
     this.interactive = false;
     this.ghosts = [];
     this.animate = null;
@@ -187,7 +189,7 @@ export class Board {
   }
 
   /** Sets what to show. */
-  update({ placement, legal, last, recent, checked, interactive, mover }) {
+  update({ placement, legal, last, recent, checked, allied, interactive, mover }) {
     this.animate = null;
     if (placement) {
       const old = this.placement;
@@ -219,6 +221,7 @@ export class Board {
     if (last !== undefined) this.last = last;
     if (recent !== undefined) this.recent = recent;
     if (checked) this.checked = checked;
+    if (allied) this.allied = allied;
     if (interactive !== undefined) this.interactive = interactive;
     if (mover !== undefined) this.mover = mover;
     if (this.selected && !(this.interactive && this.selectable(this.selected))) this.selected = null;
@@ -241,6 +244,13 @@ export class Board {
       if (p.piece === 'K' && this.checked.includes(p.side)) {
         const [x, y] = this.pt(pt);
         el('circle', { cx: x, cy: y, r: 0.62 * S, class: 'mark in-check' }, this.gMarks);
+      }
+      // an alliance (三国演弈棋): the allied kings ringed, with 盟
+      if (p.piece === 'K' && (this.allied || []).includes(p.side)) {
+        const [x, y] = this.pt(pt);
+        const g = el('g', { class: 'mark allied', 'data-allied': p.side }, this.gMarks);
+        el('circle', { cx: x, cy: y, r: 0.64 * S, class: 'allied-ring' }, g);
+        el('text', { x: x + 0.6 * S, y: y - 0.6 * S, class: 'allied-tag' }, g).textContent = '盟';
       }
     }
     this.gDest.replaceChildren();

@@ -11,7 +11,7 @@ import { play, playMove } from './sound.js';
 import { clientOf } from './clients.js';
 import { h, clear, formatClock, clockFace, describeResult, reasonText, tcLabel, banner, seatName } from './ui.js';
 import { ratingChangesFor } from './players.js';
-import { anqiGamePart } from './anqi.js';
+import { anqiGamePart, anqiSeed } from './anqi.js';
 
 const PROTOCOL = 1;
 
@@ -186,7 +186,10 @@ export function mountGame(root, id, { seat } = {}) {
   async function start() {
     if (seat) {
       try {
-        await api.joinGame(id, seat === 'any' ? null : seat);
+        // 三国暗棋: the seat's seed for the deal goes with the join
+        const snap = await api.game(id).catch(() => null);
+        const seed = snap && snap.settings.variant === 'anqi' ? anqiSeed(id) : undefined;
+        await api.joinGame(id, seat === 'any' ? null : seat, seed);
       } catch (e) {
         if (e instanceof ApiError && e.code === 'seat_taken') st.error = t('seatTaken');
         else if (e instanceof ApiError && e.code === 'already_seated') st.error = null;
@@ -596,6 +599,7 @@ export function mountGame(root, id, { seat } = {}) {
     }
     if (vx) {
       vx.renderBoard(g, { interactive: myTurn(), last: st.lastMove });
+      vx.sendSeed(g, mySide());
       variantEl.replaceChildren(vx.panel(g, mySide()));
     } else if (st.browse != null && st.browsePositions) {
       const n = st.browse;
@@ -605,7 +609,7 @@ export function mountGame(root, id, { seat } = {}) {
     } else {
       delete gameEl.dataset.browse;
       const last = st.lastMove && { ...st.lastMove, side: st.lastMove.side && V.colour(st.lastMove.side) };
-      board.update({ placement: V.placement(s), legal, last, recent: recentMoves(), checks: undefined, checked: V.checkedMarks(st.checks), interactive: myTurn(), mover: myTurn() ? V.colour(mySide()) : null });
+      board.update({ placement: V.placement(s), legal, last, recent: recentMoves(), checks: undefined, checked: V.checkedMarks(st.checks), allied: V.alliedMarks ? V.alliedMarks(s) : [], interactive: myTurn(), mover: myTurn() ? V.colour(mySide()) : null });
     }
     renderBrowse();
     // status line
@@ -768,7 +772,7 @@ export function mountGame(root, id, { seat } = {}) {
           const sit = h('button', { type: 'button', class: 'small primary', 'data-sit': side }, t('join'));
           sit.addEventListener('click', async () => {
             try {
-              await api.joinGame(id, side);
+              await api.joinGame(id, side, vx ? anqiSeed(id) : undefined);
             } catch (e) {
               note('bad', errorText(e), 6000);
             }

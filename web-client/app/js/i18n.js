@@ -340,6 +340,17 @@ const en = {
   waitingN: '{n} waiting',
   pairingBotOffer: 'Nobody yet? Play this clock against two bots (casual):',
   pairingBots: 'Play two bots',
+  seeks: 'Open seeks',
+  seeksHelp: 'Post a seek for others to take, or take one: the game starts when three have joined (seats drawn). A range admits only players rated that far from the poster.',
+  seekPost: 'Post seek',
+  seekRange: 'Rating range',
+  seekAnyone: 'anyone',
+  seekLeave: 'Leave',
+  seekPlayers: '{n}/3 players',
+  seeksNone: 'No open seeks.',
+  err_out_of_rating_range: 'Your rating is outside this seek’s rating range.',
+  ratedTournament: 'Rated tournament (accounts only; a bot table’s game stays casual)',
+  ratedTournamentNeedsAccount: 'A rated tournament takes accounts only: sign in to register.',
 };
 
 const zh = {
@@ -681,6 +692,17 @@ const zh = {
   waitingN: '{n} 人等候',
   pairingBotOffer: '还没有人？用这个用时与两个电脑下（友谊对局）：',
   pairingBots: '与两个电脑下',
+  seeks: '公开约战',
+  seeksHelp: '发布约战等人加入，或加入别人的约战：满三人即开局（座位随机）。设了分差范围的约战只接受等级分在范围内的棋手。',
+  seekPost: '发布约战',
+  seekRange: '等级分范围',
+  seekAnyone: '不限',
+  seekLeave: '退出',
+  seekPlayers: '{n}/3 人',
+  seeksNone: '暂无公开约战。',
+  err_out_of_rating_range: '你的等级分不在这个约战的范围内。',
+  ratedTournament: '计分比赛（仅限注册账号；与机器人同桌的对局不计分）',
+  ratedTournamentNeedsAccount: '计分比赛只限注册账号：请登录后报名。',
 };
 
 const DICTS = { en, zh };

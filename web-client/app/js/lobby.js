@@ -8,7 +8,7 @@ import { h, clear, tcLabel, seatName } from './ui.js';
 import { myGames, rememberCreated } from './game.js';
 import { boardsCard } from './tournament.js';
 import { variants } from './variants.js';
-import { pairingCard } from './players.js';
+import { pairingCard, seeksCard } from './players.js';
 import { anqiOptionsForm } from './anqi.js';
 import { clientOf } from './clients.js';
 
@@ -158,6 +158,7 @@ export function mountLobby(root, navigate) {
 
   const boards = boardsCard(navigate);
   const pairing = pairingCard(navigate);
+  const seeks = seeksCard(navigate);
   const mineEl = h('div', { id: 'my-games' });
   const mineCard = h('section', { class: 'card', hidden: true }, h('h2', {}, t('myGames')), mineEl);
   const openEl = h('div', { id: 'open-games' });
@@ -172,6 +173,7 @@ export function mountLobby(root, navigate) {
         'div',
         {},
         pairing.card,
+        seeks.card,
         boards.card,
         mineCard,
         h('div', { class: 'form-row variant-filter' }, h('label', { for: 'variant-filter' }, t('showVariant')), filterSel),
@@ -262,6 +264,7 @@ export function mountLobby(root, navigate) {
       destroyed = true;
       clearTimeout(timer);
       pairing.destroy();
+      seeks.destroy();
     },
   };
 }

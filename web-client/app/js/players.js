@@ -200,75 +200,88 @@ export function ratingChart(history) {
 
 export function mountPlayer(root, id) {
   clear(root);
+  // Every variant, or one: its ratings, results by seat and games.
+  const variantSel = h('select', { id: 'profile-variant' }, h('option', { value: '' }, t('allVariants')), variants().map((v) => h('option', { value: v.key }, variantName(v.key))));
   const page = h('div', { class: 'profile', id: 'profile', 'data-player': id }, h('p', { class: 'muted' }, '…'));
+  root.appendChild(h('div', { class: 'actions' }, variantSel));
   root.appendChild(page);
-  api
-    .player(id)
-    .then((p) => {
-      const ratings = p.ratings.length
-        ? p.ratings.map((r) =>
-            h(
-              'div',
-              { class: 'rating-card', 'data-variant': r.variant, 'data-class': r.class },
-              h('h3', {}, `${variantName(r.variant)} · ${t(`class_${r.class}`)}`),
+  variantSel.addEventListener('change', () => load());
+  let seq = 0;
+  function load() {
+    const mine = ++seq;
+    const variant = variantSel.value;
+    page.dataset.loaded = 'false';
+    page.dataset.variant = variant;
+    api
+      .player(id, variant)
+      .then((p) => {
+        if (mine !== seq) return;
+        const ratings = p.ratings.length
+          ? p.ratings.map((r) =>
               h(
-                'p',
-                {},
-                h('strong', { class: 'rating-value' }, ratingText(r.current)),
-                ` ± ${r.current.deviation} · ${t('ratedGames', { n: r.games })}`,
-                r.rank ? ` · ${t('rankOf', { n: r.rank })}` : r.current.provisional ? ` · ${t('provisional')}` : '',
-              ),
-              ratingChart(r.history),
-            ),
-          )
-        : [h('p', { class: 'muted' }, t('noRatings'))];
-      const tally = h(
-        'table',
-        { class: 'games', id: 'seat-tally' },
-        h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, t('outcome_win')), h('th', {}, t('outcome_draw')), h('th', {}, t('outcome_loss')))),
-        h(
-          'tbody',
-          {},
-          SIDES.map((x, i) =>
-            h('tr', { 'data-seat': x }, h('td', {}, h('span', { class: `dot dot-${x}` }), sideName(x, true)), h('td', {}, p.seats[i].win), h('td', {}, p.seats[i].draw), h('td', {}, p.seats[i].loss)),
-          ),
-        ),
-      );
-      const games = p.games.length
-        ? h(
-            'table',
-            { class: 'games', id: 'profile-games' },
-            h(
-              'tbody',
-              {},
-              p.games.map((g) =>
+                'div',
+                { class: 'rating-card', 'data-variant': r.variant, 'data-class': r.class },
+                h('h3', {}, `${variantName(r.variant)} · ${t(`class_${r.class}`)}`),
                 h(
-                  'tr',
-                  { 'data-game': g.game },
-                  h('td', {}, h('div', {}, variantName(g.variant)), h('div', { class: 'muted' }, `${tcLabel(g.time_control)} · ${g.rated ? t('rated') : t('casual')}`)),
-                  h('td', {}, SIDES.map((x, i) => h('div', {}, h('span', { class: `dot dot-${x}` }), g.names[i] || t('free')))),
+                  'p',
+                  {},
+                  h('strong', { class: 'rating-value' }, ratingText(r.current)),
+                  ` ± ${r.current.deviation} · ${t('ratedGames', { n: r.games })}`,
+                  r.rank ? ` · ${t('rankOf', { n: r.rank })}` : r.current.provisional ? ` · ${t('provisional')}` : '',
+                ),
+                ratingChart(r.history),
+              ),
+            )
+          : [h('p', { class: 'muted' }, t('noRatings'))];
+        const tally = h(
+          'table',
+          { class: 'games', id: 'seat-tally' },
+          h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, t('outcome_win')), h('th', {}, t('outcome_draw')), h('th', {}, t('outcome_loss')))),
+          h(
+            'tbody',
+            {},
+            SIDES.map((x, i) =>
+              h('tr', { 'data-seat': x }, h('td', {}, h('span', { class: `dot dot-${x}` }), sideName(x, true)), h('td', {}, p.seats[i].win), h('td', {}, p.seats[i].draw), h('td', {}, p.seats[i].loss)),
+            ),
+          ),
+        );
+        const games = p.games.length
+          ? h(
+              'table',
+              { class: 'games', id: 'profile-games' },
+              h(
+                'tbody',
+                {},
+                p.games.map((g) =>
                   h(
-                    'td',
-                    {},
-                    h('div', {}, h('span', { class: `dot dot-${g.side}` }), g.outcome ? t(`outcome_${g.outcome}`) : t(`phase_${g.phase}`)),
-                    g.rating_change != null ? h('div', { class: 'rating-delta' }, signed(g.rating_change)) : '',
+                    'tr',
+                    { 'data-game': g.game },
+                    h('td', {}, h('div', {}, variantName(g.variant)), h('div', { class: 'muted' }, `${tcLabel(g.time_control)} · ${g.rated ? t('rated') : t('casual')}`)),
+                    h('td', {}, SIDES.map((x, i) => h('div', {}, h('span', { class: `dot dot-${x}` }), g.names[i] || t('free')))),
+                    h(
+                      'td',
+                      {},
+                      h('div', {}, h('span', { class: `dot dot-${g.side}` }), g.outcome ? t(`outcome_${g.outcome}`) : t(`phase_${g.phase}`)),
+                      g.rating_change != null ? h('div', { class: 'rating-delta' }, signed(g.rating_change)) : '',
+                    ),
+                    h('td', {}, h('a', { href: g.phase === 'finished' ? `#/r/${g.game}` : `#/g/${g.game}` }, g.phase === 'finished' ? t('replay') : t('watch'))),
                   ),
-                  h('td', {}, h('a', { href: g.phase === 'finished' ? `#/r/${g.game}` : `#/g/${g.game}` }, g.phase === 'finished' ? t('replay') : t('watch'))),
                 ),
               ),
-            ),
-          )
-        : h('p', { class: 'muted' }, t('none'));
-      page.replaceChildren(
-        h('h2', { id: 'profile-name' }, p.name, p.account ? '' : h('span', { class: 'muted' }, ` (${p.bot ? t('botName', { n: p.bot }) : t('guest')})`)),
-        h('p', { class: 'muted' }, `${t('joined')} ${when(p.created_ms)}`),
-        h('section', { class: 'card' }, h('h2', {}, t('ratings')), ...ratings),
-        h('section', { class: 'card' }, h('h2', {}, t('bySeat')), tally),
-        h('section', { class: 'card' }, h('h2', {}, t('games')), games),
-      );
-      page.dataset.loaded = 'true';
-    })
-    .catch((e) => page.replaceChildren(h('p', { class: 'note bad' }, errorText(e))));
+            )
+          : h('p', { class: 'muted' }, t('none'));
+        page.replaceChildren(
+          h('h2', { id: 'profile-name' }, p.name, p.account ? '' : h('span', { class: 'muted' }, ` (${p.bot ? t('botName', { n: p.bot }) : t('guest')})`)),
+          h('p', { class: 'muted' }, `${t('joined')} ${when(p.created_ms)}`),
+          h('section', { class: 'card' }, h('h2', {}, t('ratings')), ...ratings),
+          h('section', { class: 'card' }, h('h2', {}, t('bySeat')), tally),
+          h('section', { class: 'card' }, h('h2', {}, t('games')), games),
+        );
+        page.dataset.loaded = 'true';
+      })
+      .catch((e) => page.replaceChildren(h('p', { class: 'note bad' }, errorText(e))));
+  }
+  load();
   return { destroy() {} };
 }
 
@@ -454,6 +467,125 @@ export function pairingCard(navigate) {
       /* try again */
     }
     if (!destroyed) timer = setTimeout(poll, waitingAt ? 1000 : 5000);
+  }
+  poll();
+  return {
+    card,
+    destroy() {
+      destroyed = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Open seeks in the lobby (a rating range, like lichess's lobby)
+// ---------------------------------------------------------------------------
+
+/** The clocks a seek may take (as quick pairing's tiles). */
+const SEEK_CLOCKS = { '1+0': [60, 0], '3+2': [180, 2], '5+3': [300, 3], '10+5': [600, 5], '15+10': [900, 10], '30+0': [1800, 0] };
+/** Rating ranges offered: points below and above one's own rating (0: anyone). */
+const SEEK_RANGES = [0, 100, 200, 300, 500, 800];
+
+/**
+ * The lobby's seeks card: post a seek (variant, clock, rated or casual, a
+ * rating range), the open seeks with who is in them, "join" greyed out with
+ * the reason where the server says this player may not take one, "cancel" /
+ * "leave" on one's own. When a seek fills, its game opens.
+ */
+export function seeksCard(navigate) {
+  const variantSel = h('select', { id: 'seek-variant' }, (variants().length ? variants() : [{ key: 'sanguo', playable: true }]).filter((v) => v.playable).map((v) => h('option', { value: v.key }, variantName(v.key))));
+  const clockSel = h('select', { id: 'seek-clock' }, Object.keys(SEEK_CLOCKS).map((k) => h('option', { value: k, selected: k === '10+5' }, k)));
+  const rated = h('input', { type: 'checkbox', id: 'seek-rated' });
+  const rangeSel = h('select', { id: 'seek-range' }, SEEK_RANGES.map((r) => h('option', { value: String(r) }, r ? `±${r}` : t('seekAnyone'))));
+  const post = h('button', { type: 'submit', class: 'small primary', id: 'seek-post' }, t('seekPost'));
+  const errEl = h('div', { class: 'note bad', id: 'seek-error', hidden: true });
+  const listEl = h('div', { id: 'seek-list' });
+  const form = h(
+    'form',
+    { id: 'seek-form', class: 'actions seek-form' },
+    variantSel,
+    clockSel,
+    h('label', { class: 'inline' }, rated, t('rated')),
+    h('label', { class: 'inline' }, t('seekRange'), ' ', rangeSel),
+    post,
+  );
+  const card = h('section', { class: 'card', id: 'seeks' }, h('h2', {}, t('seeks')), h('p', { class: 'muted' }, t('seeksHelp')), form, errEl, listEl);
+  let timer = null;
+  let destroyed = false;
+  const fail = (e) => {
+    errEl.textContent = errorText(e);
+    errEl.hidden = false;
+  };
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    errEl.hidden = true;
+    const me = currentSession();
+    if (rated.checked && !(me && me.account)) return fail({ code: 'rated_needs_account' });
+    const [base, inc] = SEEK_CLOCKS[clockSel.value];
+    const body = { variant: variantSel.value || 'sanguo', time_control: { base_ms: base * 1000, increment_ms: inc * 1000 }, rated: rated.checked };
+    const r = Number(rangeSel.value);
+    if (r) body.range = { below: r, above: r };
+    try {
+      await api.postSeek(body);
+      poll();
+    } catch (x) {
+      fail(x);
+    }
+  });
+
+  function row(k, mine) {
+    const range = k.min_rating != null ? `${k.min_rating}–${k.max_rating}` : t('seekAnyone');
+    let action;
+    if (k.you.member) {
+      const creator = k.players[0].player === (currentSession() || {}).player;
+      action = h('button', { type: 'button', class: 'small', 'data-cancel': k.id }, creator ? t('cancel') : t('seekLeave'));
+      action.addEventListener('click', async () => {
+        try {
+          await api.cancelSeek(k.id);
+          poll();
+        } catch (x) {
+          fail(x);
+        }
+      });
+    } else {
+      // Greyed out with the reason when the server says no (outside the range, a guest at a rated seek, full).
+      const why = k.you.refusal ? errorText(k.you.refusal) : '';
+      action = h('button', { type: 'button', class: 'small primary', 'data-join': k.id, disabled: !k.you.may_join, title: why }, t('join'));
+      action.addEventListener('click', async () => {
+        errEl.hidden = true;
+        try {
+          const st = await api.joinSeek(k.id);
+          if (st.state === 'matched') return navigate(`#/g/${st.game}`);
+          poll();
+        } catch (x) {
+          fail(x);
+        }
+      });
+      if (why) action = h('span', {}, action, h('div', { class: 'muted seek-refusal' }, why));
+    }
+    return h(
+      'tr',
+      { 'data-seek': k.id, class: k.you.may_join || k.you.member ? '' : 'greyed', 'data-mine': String(mine === k.id) },
+      h('td', {}, h('div', {}, variantName(k.variant)), h('div', { class: 'muted' }, `${tcLabel(k.time_control)} · ${t(`class_${k.class}`)} · ${k.rated ? t('rated') : t('casual')}`)),
+      h('td', {}, k.players.map((p) => h('div', {}, `${p.name} (${p.rating})`)), h('div', { class: 'muted' }, t('seekPlayers', { n: k.players.length }))),
+      h('td', { class: 'seek-range' }, range),
+      h('td', {}, action),
+    );
+  }
+
+  async function poll() {
+    clearTimeout(timer);
+    if (destroyed) return;
+    try {
+      const st = await api.seeks();
+      if (destroyed) return;
+      if (st.matched) return navigate(`#/g/${st.matched.game}`);
+      listEl.replaceChildren(st.seeks.length ? h('table', { class: 'games' }, h('tbody', {}, st.seeks.map((k) => row(k, st.mine)))) : h('p', { class: 'muted' }, t('seeksNone')));
+    } catch {
+      /* try again */
+    }
+    if (!destroyed) timer = setTimeout(poll, 2000);
   }
   poll();
   return {

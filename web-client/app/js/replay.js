@@ -1,8 +1,10 @@
 // Replay of a game's record: step, jump, flip. Positions are rebuilt by moving
 // pieces from point to point (a capture replaces the piece there) and removing an
 // eliminated side's pieces after the move its departure follows; no rule is applied.
-// 三国演弈棋: an absorption named by the record recolours the pieces; the 汉 force's
-// activation (a rule, not in the record) is not replayed — its pieces stay yellow.
+// 三国演弈棋: the variant's `replayTimeline` (yanyi.js) rebuilds each position and
+// state from the record's notes and departures — the 汉 force's activation or 杀汉,
+// the alliance, absorptions — and the page shows them as the live page does: the
+// notes, the seats' badges (盟, 汉) and who is out.
 
 import { Board } from './board.js';
 import { SIDES } from './geometry.js';
@@ -17,6 +19,8 @@ export function mountReplay(root, id) {
   clear(root);
   const boardWrap = h('div', { class: 'board-wrap' });
   const info = h('div', { class: 'status-line', id: 'replay-info' });
+  // the variant's state at the shown position (三国演弈棋: seats, alliance, 汉 force, absorptions)
+  const stateEl = h('div', { id: 'replay-state' });
   const resultEl = h('div', { id: 'replay-result' });
   const controls = h('div', { class: 'replay-controls' });
   const movesEl = h('div', { class: 'movelist clickable', id: 'movelist' });
@@ -24,7 +28,7 @@ export function mountReplay(root, id) {
     'div',
     { class: 'game', id: 'replay', 'data-game': id },
     h('div', { class: 'board-col' }, boardWrap),
-    h('div', { class: 'panel' }, h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby'))), info, controls, resultEl, h('h2', {}, t('moves')), movesEl),
+    h('div', { class: 'panel' }, h('div', { class: 'actions' }, h('a', { href: '#/' }, t('toLobby'))), info, stateEl, controls, resultEl, h('h2', {}, t('moves')), movesEl),
   );
   root.appendChild(page);
   let board = new Board(boardWrap, { fade: false });
@@ -32,6 +36,8 @@ export function mountReplay(root, id) {
   let V = clientOf('sanguo');
   const sideName = (s, short) => V.sideName(s, short);
   let positions = [];
+  // per position, the state the live page showed then (variants with a replayTimeline)
+  let states = null;
   let rec = null;
   let cur = 0;
   let view = 'W';
@@ -69,12 +75,34 @@ export function mountReplay(root, id) {
     slider.value = String(cur);
     const m = cur > 0 ? rec.moves[cur - 1] : null;
     const [from, to] = m ? m.mv.split('-') : [null, null];
-    board.update({ placement: positions[cur], legal: new Map(), last: m ? { from, to, side: V.colour(m.side) } : null, checked: [], interactive: false });
+    board.update({ placement: positions[cur], legal: new Map(), last: m ? { from, to, side: V.colour(m.side) } : null, checked: [], allied: states && V.alliedMarks ? V.alliedMarks(states[cur]) : [], interactive: false });
     page.dataset.ply = String(cur);
     const mover = m ? `${cur}. ${sideName(m.side, true)} ${m.mv}` : t('start');
     const clocks = m ? ' · ' + SIDES.map((s, k) => `${sideName(s, true)} ${formatClock(m.clocks_ms[k])}`).join(' / ') : '';
     info.replaceChildren(h('div', {}, mover), h('div', { class: 'muted' }, tcLabel(rec.settings.time_control) + ' · ' + t(rec.settings.direction) + clocks));
     for (const el of movesEl.children) el.classList.toggle('cur', Number(el.dataset.ply) === cur - 1);
+    if (states) renderState(states[cur]);
+  }
+
+  /** The seats (in or out, with the variant's badges) and the state's notes. */
+  function renderState(s) {
+    page.dataset.live = s.live.join('');
+    const seats = SIDES.map((side) => {
+      const out = !s.live.includes(side);
+      return h(
+        'span',
+        { class: `replay-seat${out ? ' out' : ''}`, 'data-side': side, 'data-out': out ? 'true' : null },
+        h('span', { class: `piece-badge side-${V.colour(side)}` }, V.kingChar(side)),
+        ' ',
+        sideName(side, true),
+        ...V.clockBadges(s, side).map((b) => h('span', { class: `clock-badge ${b.cls}`, title: b.title }, b.text)),
+        out && V.outText ? ` (${V.outText()})` : '',
+      );
+    });
+    stateEl.replaceChildren(
+      h('div', { class: 'replay-seats' }, ...seats),
+      ...V.statusNotes(s, null).map((n) => h('div', { class: `note ${n.cls || ''}`, id: `replay-${n.id}` }, n.text)),
+    );
   }
 
   let sub = null; // a variant's own replay (三国暗棋: anqi.js)
@@ -96,9 +124,20 @@ export function mountReplay(root, id) {
       }
       let placement = V.placementOfText(r.initial_position);
       positions = [new Map(placement)];
-      const deps = (r.result && r.result.eliminations) || [];
+      // a live game's record has no result yet: its departures come from its state
+      const deps = r.result ? r.result.eliminations : V.replayTimeline ? (await api.game(id)).departures || [] : [];
       const chars = [];
+      if (V.replayTimeline) {
+        const timeline = V.replayTimeline(r, deps);
+        positions = timeline.map((x) => x.placement);
+        states = timeline.map((x) => x.status);
+      }
       r.moves.forEach((m, i) => {
+        if (states) {
+          const p = positions[i].get(m.mv.split('-')[0]);
+          chars.push(p ? `${V.pieceChar(p)} ` : '');
+          return;
+        }
         placement = new Map(placement);
         const [from, to] = m.mv.split('-');
         const p = placement.get(from);

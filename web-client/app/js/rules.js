@@ -8,6 +8,7 @@ import { Board } from './board.js';
 import { getLang } from './i18n.js';
 import { h, clear } from './ui.js';
 import { yanyiRulesArticle } from './yanyi-rules.js';
+import { anqiRulesArticle } from './anqi-rules.js';
 
 /** The three kings away from file 5 (so nothing stands pinned), plus the pieces shown. */
 const KINGS = [
@@ -140,6 +141,8 @@ export function mountRules(root, section) {
   root.appendChild(page);
   // the second game system, 三国演弈棋, in its own article (sections `yanyi-…`)
   root.appendChild(yanyiRulesArticle());
+  // the third, 三国暗棋, in its own article (sections `anqi-…`)
+  root.appendChild(anqiRulesArticle());
   if (section) {
     const el = document.getElementById(`rule-${section}`);
     if (el) {

@@ -97,6 +97,8 @@ function settingsForm({ prefix, initial, submitLabel, onSubmit, extra = [] }) {
     h('option', { value: 'points' }, t('byePoints')),
     ...[1, 2, 3].map((n) => h('option', { value: String(n), selected: bye0 === String(n) }, t('byeBot', { n }))),
   );
+  // A rated tournament: accounts only, its games rated (a bot table's game stays casual).
+  const rated = h('input', { type: 'checkbox', id: id('rated'), checked: !!init.rated });
   const cerr = errorBox(id('error'));
   const form = h(
     'form',
@@ -115,6 +117,7 @@ function settingsForm({ prefix, initial, submitLabel, onSubmit, extra = [] }) {
     h('label', { class: 'form-row' }, t('groupSize'), group),
     h('div', { class: 'form-row' }, h('span', {}, t('scoring')), ...sc),
     h('label', { class: 'form-row' }, t('byeFill'), byes),
+    h('div', { class: 'form-row' }, h('label', { class: 'inline' }, rated, t('ratedTournament'))),
     ...extra,
     cerr,
     h('button', { type: 'submit', class: 'primary', id: prefix === 'tn' ? 'tn-create' : id('submit') }, submitLabel),
@@ -144,6 +147,7 @@ function settingsForm({ prefix, initial, submitLabel, onSubmit, extra = [] }) {
     };
     if (system.value === 'swiss') body.rounds = n(rounds);
     body.byes = byes.value === 'points' ? { kind: 'points' } : { kind: 'bot', level: Number(byes.value) };
+    body.rated = rated.checked;
     try {
       await onSubmit(body);
     } catch (x) {
@@ -424,6 +428,9 @@ export function mountTournament(root, id, navigate, { code } = {}) {
       (tt.round > 0 && tt.settings.pairing.kind === 'round_robin');
     if (!mine && code && tt.status !== 'finished' && regClosed) {
       actions.push(h('span', { class: 'note', id: 'register-closed' }, t('regClosed')));
+    } else if (!mine && code && tt.status !== 'finished' && tt.settings.rated && !(me && me.account)) {
+      // A rated tournament takes accounts only: a guest is told why, before it tries.
+      actions.push(h('span', { class: 'note', id: 'register-rated' }, t('ratedTournamentNeedsAccount')));
     } else if (!mine && code && tt.status !== 'finished') {
       actions.push(
         button(t('register'), { id: 'register', class: 'small primary' }, async () => {
@@ -481,7 +488,7 @@ export function mountTournament(root, id, navigate, { code } = {}) {
       h(
         'p',
         { id: 't-status', 'data-status': tt.status, 'data-round': String(tt.round) },
-        `${t(`status_${tt.status}`)} · ${t('roundN', { n: tt.round })}/${s.rounds || '?'} · ${s.pairing.kind === 'swiss' ? t('swiss') : `${t('roundRobin')} (${s.pairing.group_size})`} · ${tcLabel(s.time_control)} · ${t(`dir_${s.direction}`)} · ${t('organizer')}: ${tt.organizer_name}`,
+        `${t(`status_${tt.status}`)} · ${t('roundN', { n: tt.round })}/${s.rounds || '?'} · ${s.pairing.kind === 'swiss' ? t('swiss') : `${t('roundRobin')} (${s.pairing.group_size})`} · ${tcLabel(s.time_control)}${s.rated ? ` · ${t('rated')}` : ''} · ${t(`dir_${s.direction}`)} · ${t('organizer')}: ${tt.organizer_name}`,
       ),
       h(
         'p',

@@ -35,6 +35,18 @@ const DIAGRAMS = {
     at: 'c7',
     dests: ['a8'],
   },
+  // §11 scenario 1: 蜀's cannon e10-i10 checks 魏 over 魏's own i14 soldier; 魏 moves next, 吴 is skipped
+  'yanyi-turns': {
+    text: `RK@h1,RP@i4,GP@n9,GK@q9,RC@e10,BP@i14,BA@h17,BK@i17,BA@j17,${HAN}`,
+    at: 'e10',
+    dests: ['i10'],
+  },
+  // §11 scenarios 3 and 4: 吴's cannon behind 蜀's (m5-i5) mates 魏 and 吴 absorbs; in front (m12-i12), 蜀 absorbs
+  'yanyi-absorb': {
+    text: `RK@h1,GC@m5,RC@i9,GK@q9,GC@m12,BA@h17,BK@i17,BA@j17,${HAN}`,
+    at: 'm5',
+    dests: ['i5'],
+  },
 };
 
 const TEXT = {
@@ -47,7 +59,7 @@ const TEXT = {
         'Points are named file a–q (west to east) and rank 1–17 (south to north): 蜀’s king stands on i1, 魏’s on i17, 吴’s on q9, the emperor on a9. Each player has a camp of 9 × 5 points; its fourth line is the 防线 (the soldiers’ line), its fifth the 国境线 (the border, part of the camp). Palaces are 3 × 3 with their diagonals. Each player sees its own camp at the bottom.',
       ]],
       ['yanyi-turns', 'Who moves: 被将先走', [
-        '吴 moves first, then 魏, then 蜀 (吴 → 魏 → 蜀 → 吴). But when a move leaves exactly one other player in check, that player moves next, out of order (被将先走): the game page says so (“魏 is in check and moves first”). When two players are in check at once, the order goes on as usual. The next player is always found from the last player that moved.',
+        '吴 moves first, then 魏, then 蜀 (吴 → 魏 → 蜀 → 吴). But when a move leaves exactly one other player in check, that player moves next, out of order (被将先走): the game page says so (“魏 is in check and moves first”). When two players are in check at once, the order goes on as usual. The next player is always found from the last player that moved. Here 蜀’s cannon e10 → i10 checks 魏 over 魏’s own soldier: 魏 moves next and 吴 is skipped; if 魏 answers without giving check, 蜀 moves again.',
       ]],
       ['yanyi-pieces', 'The pieces', [
         'As in xiangqi, with these differences: the horse has no leg (nothing blocks it) but its whole 日 must lie on the board — beside the corner notches some jumps do not exist (here the horse on e4 has only four moves); the elephant moves one 田 with no eye to block, inside its own camp; the king and the advisor stay in their palace.',
@@ -67,7 +79,7 @@ const TEXT = {
         'A move may not leave your own king in check by an enemy, nor make your king face 魏’s or 蜀’s king along an empty line. If 吴 makes 魏’s and 蜀’s kings face each other, both are eliminated and 吴 wins.',
       ]],
       ['yanyi-absorb', 'Elimination and 兵力收编', [
-        'A player with no legal move at its turn is out. At the game’s first elimination its remaining pieces are absorbed — they change colour — by the player whose own pieces now attack its king, the last mover first (so a mate given over another’s cannon may hand the pieces to that other). Absorbed soldiers turn to their new owner’s front; elephants and advisors stay where they can move. At the second elimination the pieces leave the board and the last player wins.',
+        'A player with no legal move at its turn is out. At the game’s first elimination its remaining pieces are absorbed — they change colour — by the player whose own pieces now attack its king, the last mover first (so a mate given over another’s cannon may hand the pieces to that other). Absorbed soldiers turn to their new owner’s front; elephants and advisors stay where they can move. At the second elimination the pieces leave the board and the last player wins. Here 蜀’s cannon i9 stands on 魏’s file: 吴’s cannon m5 → i5 (behind it) mates 魏 and 吴 absorbs, since 吴’s cannon attacks the king over 蜀’s; m12 → i12 (in front) mates too, but then 蜀 absorbs.',
       ]],
       ['yanyi-record', 'Resigning, draws and counters', [
         'A player may resign at any time; running out of time or leaving past the grace period counts the same; its pieces leave the board unabsorbed. Leaving before all three have moved aborts the game. A draw may be offered on your own turn; every other live player must accept.',
@@ -80,7 +92,7 @@ const TEXT = {
     intro: '本站的第二种棋：吴（绿）、魏（黑）、蜀（红）三方，加上不属于任何一方的黄色汉军，在去掉四角的17×17棋盘（225个点）上对弈。完整条文见 RULES-YANYI.md。协议中的座位：W = 吴，B = 魏，Y = 蜀。',
     sections: [
       ['yanyi-board', '棋盘', ['点名为路 a–q（自西向东）加线 1–17（自南向北）：蜀帅在 i1，魏帅在 i17，吴帅在 q9，汉帝在 a9。每方本国为 9×5 个点；第四线为防线（兵驻守处），第五线为国境线（属于本国）。九宫 3×3，有斜线。每方都看到本国在下方。']],
-      ['yanyi-turns', '谁走棋：被将先走', ['吴先走，然后魏、蜀（吴 → 魏 → 蜀 → 吴）。若一步棋后恰有另一方被将，则由被将方先走（被将先走），对局页会说明（“魏被将，先走”）。两方同时被将时仍按原次序。下一个走棋者总是从最后走棋的一方算起。']],
+      ['yanyi-turns', '谁走棋：被将先走', ['吴先走，然后魏、蜀（吴 → 魏 → 蜀 → 吴）。若一步棋后恰有另一方被将，则由被将方先走（被将先走），对局页会说明（“魏被将，先走”）。两方同时被将时仍按原次序。下一个走棋者总是从最后走棋的一方算起。图中蜀炮 e10 → i10 隔魏兵将魏：魏先走，吴被跳过；魏应将后若未将军，仍由蜀走。']],
       ['yanyi-pieces', '棋子', [
         '同中国象棋，但：马无蹩马腿，但所走的“日”必须整个在棋盘上——缺角旁有的跳法不存在（图中 e4 的马只有四步）；相走“田”无塞象眼，不出本国；帅与士不出九宫。',
         '兵向前或横走；过了国境线才可后退，且不能退过国境线；在防线上不许后退。',
@@ -92,7 +104,7 @@ const TEXT = {
       ['yanyi-han', '汉军', ['黄棋的三车一炮静止不动、不能被吃，像普通棋子一样挡路、作炮架。汉帝（a9）只能被马吃（杀汉）：杀汉者收编汉军的车炮，若三方都在，另外两方立即结盟。']],
       ['yanyi-alliance', '结盟', ['汉帝旁有三个结盟点：b9 属吴，a8 属魏，a10 属蜀。马跳到另一方的结盟点，两方立即结盟，无论对方是否愿意；汉军归第三方，汉帝离开棋盘。图中吴马 c7 → a8 与魏结盟，也解了魏对吴的将。盟军之间不能互相吃子，也无将军之说。每局只有一次结盟，第一次有人出局时联盟解体。']],
       ['yanyi-check', '将军与见面', ['走后自己的帅不能被敌方将军，也不能与魏或蜀的帅在空线上见面。若吴使魏、蜀两帅见面，两方同时出局，吴胜。']],
-      ['yanyi-absorb', '出局与兵力收编', ['轮到一方走棋而无合法着法即出局。第一个出局者的残兵被收编（变色）：归能用自己的棋子吃其帅的一方，最后走棋者优先（所以借别人的炮将死，残兵可能归别人）。被收编的兵转向新主人的前方；相与士留在能走的地方。第二个出局者的棋子离开棋盘，最后一方获胜。']],
+      ['yanyi-absorb', '出局与兵力收编', ['轮到一方走棋而无合法着法即出局。第一个出局者的残兵被收编（变色）：归能用自己的棋子吃其帅的一方，最后走棋者优先（所以借别人的炮将死，残兵可能归别人）。被收编的兵转向新主人的前方；相与士留在能走的地方。第二个出局者的棋子离开棋盘，最后一方获胜。图中蜀炮 i9 对着魏帅：吴炮 m5 → i5（在蜀炮之后）将死魏，吴收编；m12 → i12（在蜀炮之前）也将死魏，但由蜀收编。']],
       ['yanyi-record', '认输、和棋与计数', ['随时可以认输；超时或掉线超过宽限时间同样处理；其棋子离开棋盘，不被收编。三方都走过第一步之前离开，则对局作废。轮到自己时可以提和，其他各方都同意才成和。', '连续将同一方8次（两方时6次）判负；同一局面第三次出现为和，除非恰有一方一直在将军（该方判负）。150步（两方时100步）无吃子、结盟或出局为和；各方都没有车、马、炮、兵时也为和。']],
     ],
   },

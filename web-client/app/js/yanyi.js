@@ -83,6 +83,7 @@ const TEXT = {
     noted_emperor: '{side} killed the emperor (杀汉) and takes the 汉 force.',
     noted_absorbed: '{by} absorbs the pieces of {absorbed} (兵力收编).',
     held: 'held by {holder}, once {origin}’s',
+    seatOut: 'out',
     rule: 'the rule',
     refusals: {
       game_over: 'The game is over.',
@@ -134,6 +135,7 @@ const TEXT = {
     noted_emperor: '{side}杀汉，收编汉军。',
     noted_absorbed: '{by}收编{absorbed}的残兵。',
     held: '原属{origin}，现归{holder}',
+    seatOut: '已出局',
     rule: '规则',
     refusals: {
       game_over: '对局已结束。',
@@ -306,6 +308,81 @@ export function heldTitle(p) {
   return tx('held', { holder: kingdomName(p.side), origin: kingdomName(p.origin) });
 }
 
+/**
+ * A record stepped through as live showed it (the replay page): for each
+ * position (0 = the start, i = after move i) its placement — pieces held by
+ * another owner carry `origin`, as the live board draws them — and a
+ * status-like object whose `yanyi` block has the alliance, the 汉 force's
+ * state and the absorptions, and whose `live` has the seats still in.
+ * Everything comes from the record: its moves, its `notes` (alliance, han,
+ * emperor_killed, absorbed: protocol/README.md) and the departures (the
+ * result's eliminations, or a live game's `departures`). No rule is applied:
+ * an alliance's `han Z` note hands the yellow chariots and cannon to Z and
+ * the emperor leaves (RULES-YANYI §6.2), 杀汉's note hands them to the
+ * killer, an absorption recolours the absorbed seat's pieces but its king,
+ * any other departure removes the seat's pieces (and the 汉 pieces it held),
+ * and the first elimination ends the alliance (§6.5).
+ */
+export function replayTimeline(rec, departures) {
+  const notesAt = new Map();
+  for (const n of rec.notes || []) {
+    if (!notesAt.has(n.ply)) notesAt.set(n.ply, []);
+    notesAt.get(n.ply).push(n.text);
+  }
+  let placement = parsePlacement(rec.initial_position);
+  let y = { alliance: null, han: { state: 'static' }, absorptions: [] };
+  let live = ['W', 'B', 'Y'].filter((s) => [...placement.values()].some((p) => p.side === SEAT_COLOUR[s] && p.piece === 'K'));
+  const out = [];
+  const push = (i) => {
+    const m = i > 0 ? rec.moves[i - 1] : null;
+    out.push({ placement, status: { turn: null, live: [...live], in_check: [], yanyi: { ...y, absorptions: [...y.absorptions] } }, move: m });
+  };
+  const handTo = (colour) => {
+    for (const [pt, q] of [...placement]) {
+      if (q.side !== 'Y') continue;
+      if (q.piece === 'K') placement.delete(pt);
+      else placement.set(pt, { ...q, side: colour, origin: q.origin || 'Y' });
+    }
+  };
+  const after = (ply) => {
+    for (const text of notesAt.get(ply) || []) {
+      const [kind, a, b] = text.split(' ');
+      if (kind === 'alliance') y.alliance = [a, b];
+      else if (kind === 'han') {
+        handTo(SEAT_COLOUR[a]);
+        y.han = { state: 'allied_to', holder: a };
+      } else if (kind === 'emperor_killed') {
+        handTo(SEAT_COLOUR[a]);
+        y.han = { state: 'killed', holder: a };
+      } else if (kind === 'absorbed') y.absorptions.push({ absorbed: a, by: b });
+    }
+    for (const d of departures || []) {
+      if (d.ply !== ply || !live.includes(d.side)) continue;
+      const gone = SEAT_COLOUR[d.side];
+      for (const [pt, q] of [...placement]) {
+        if (q.side !== gone) continue;
+        if (d.absorbed_by && q.piece !== 'K') placement.set(pt, { ...q, side: SEAT_COLOUR[d.absorbed_by], origin: q.origin || q.side });
+        else placement.delete(pt);
+      }
+      live = live.filter((s) => s !== d.side);
+      y.alliance = null;
+    }
+  };
+  // departures before any move (an abort, a resignation at the start)
+  after(0);
+  push(0);
+  rec.moves.forEach((m, i) => {
+    placement = new Map(placement);
+    const [from, to] = m.mv.split('-');
+    const p = placement.get(from);
+    placement.delete(from);
+    if (p) placement.set(to, p);
+    after(i + 1);
+    push(i + 1);
+  });
+  return out;
+}
+
 /** The variant's hooks for the game page (see clients.js). */
 export const yanyiClient = {
   key: 'yanyi',
@@ -318,6 +395,8 @@ export const yanyiClient = {
   placementOfText: (text) => parsePlacement(text),
   pieceChar,
   kingChar: (seat) => pieceChar({ side: SEAT_COLOUR[seat], piece: 'K' }),
+  /** The colours whose kings are ringed as allied on the board. */
+  alliedMarks: (status) => ((status.yanyi && status.yanyi.alliance) || []).map((s) => SEAT_COLOUR[s]),
   /** The colours whose king is marked in check. */
   checkedMarks: (seats) => seats.map((s) => SEAT_COLOUR[s]),
   turnText,
@@ -350,6 +429,10 @@ export const yanyiClient = {
   },
   /** The board cannot be rebuilt from moves alone here (alliances, absorptions): no browsing. */
   browsable: false,
+  /** The replay page's positions and states, from the record's notes and departures. */
+  replayTimeline,
+  /** A seat that has left, beside its name on the replay page. */
+  outText: () => tx('seatOut'),
   /** Each opponent's last move (被将先走 can give one of them two in a row). */
   recent(moves, sides, me) {
     const out = [];

@@ -862,3 +862,135 @@ fn one_copy_per_distinct_viewer() {
     assert_eq!(Viewer::of(None), Viewer::Spectator);
     assert_eq!(Viewer::of(Some(Side::Y)).seat(), Some(Side::Y));
 }
+
+/// A 三国演弈棋 room keeps its final state with its finish (the spectators'
+/// view, its record lines included, in the finishing step before the phase):
+/// the record and the state of a finished game read it instead of replaying
+/// it. 三国象棋 has no record lines and keeps nothing.
+#[test]
+fn the_finish_keeps_the_variants_record_lines() {
+    let tc = TimeControl {
+        base_ms: 600_000,
+        increment_ms: 0,
+        per_move_ms: None,
+        byoyomi: None,
+    };
+    let mut s = settings(tc);
+    s.variant = protocol::Variant::Yanyi;
+    let mut room = Room::new("y".into(), s).unwrap();
+    for (i, side) in Side::ALL.into_iter().enumerate() {
+        room.join(player(i), Some(side), 0, 0).unwrap();
+        room.connected(Some(side));
+    }
+    // the 19-move line of tests/tests/yanyi.rs: an alliance, then 魏 mated and absorbed by 吴
+    let line = [
+        "q12-o13", "l17-k15", "f1-g3", "o13-m12", "k15-i16", "g3-f5", "m12-l14", "e17-e16", "f5-e7", "q9-p9",
+        "e16-e17", "e7-d5", "p9-q9", "e17-e16", "d5-c7", "q9-p9", "e16-e17", "c7-a8", "l14-j15",
+    ];
+    for (ply, mv) in line.into_iter().enumerate() {
+        let side = turn(&room);
+        let step = room
+            .act(
+                side,
+                Act::Move {
+                    ply: ply as u32,
+                    mv: mv.into(),
+                },
+                0,
+                100 * ply as u64 + 100,
+                0,
+            )
+            .unwrap();
+        assert!(
+            !step.ops.iter().any(|o| matches!(o, Op::Final(_))),
+            "nothing kept before the finish"
+        );
+    }
+    let live = room.snapshot(5_000).notes;
+    let texts: Vec<&str> = live.iter().map(|n| n.text.as_str()).collect();
+    assert_eq!(texts, ["alliance B Y", "han W", "absorbed B W"]);
+    // 蜀 resigns: 吴 is left, the step keeps the lines before it finishes the game
+    let step = room.act(Side::Y, Act::Resign, 0, 5_000, 0).unwrap();
+    let kept = step
+        .ops
+        .iter()
+        .position(|o| matches!(o, Op::Final(s) if s.notes == live));
+    let finish = step.ops.iter().position(|o| {
+        matches!(
+            o,
+            Op::Phase {
+                phase: Phase::Finished,
+                ..
+            }
+        )
+    });
+    assert!(kept.is_some() && finish.is_some() && kept < finish, "{:?}", step.ops);
+    let Some(Op::Final(kept)) = kept.map(|i| &step.ops[i]) else {
+        unreachable!()
+    };
+    assert_eq!(**kept, room.snapshot(5_000), "the spectators' view at the finish");
+
+    // 三国象棋: nothing to keep
+    let (mut room, _) = live_room(TimeControl { base_ms: 1_000, ..tc });
+    let mut ops = Vec::new();
+    // the clocks run out one after the other
+    for k in 1..10 {
+        if room.phase == Phase::Finished {
+            break;
+        }
+        ops.extend(room.tick(k * 10_000, 0).ops);
+    }
+    assert_eq!(room.phase, Phase::Finished);
+    assert!(ops.iter().any(|o| matches!(
+        o,
+        Op::Phase {
+            phase: Phase::Finished,
+            ..
+        }
+    )));
+    assert!(!ops.iter().any(|o| matches!(o, Op::Final(_))));
+}
+
+/// The chat's rate buckets do not grow with every writer a room ever had:
+/// full ones are forgotten once there are many, and a writer still limited
+/// stays limited.
+#[test]
+fn chat_buckets_of_past_writers_are_forgotten() {
+    let (mut room, _) = live_room(TimeControl::default());
+    let mut now = 0;
+    for i in 0..1000 {
+        let watcher = player(100 + i);
+        room.chat(&watcher, None, Channel::Spectators, "hi", now, 0).unwrap();
+        now += CHAT_REFILL_MS;
+    }
+    assert!(room.chat.len() <= CHAT_BUCKETS_KEPT, "{} buckets", room.chat.len());
+    // A flooder keeps its empty bucket however many others write.
+    let flooder = player(5000);
+    for _ in 0..CHAT_BURST {
+        room.chat(&flooder, None, Channel::Spectators, "x", now, 0).unwrap();
+    }
+    for i in 0..(2 * CHAT_BUCKETS_KEPT) {
+        let _ = room.chat(&player(6000 + i), None, Channel::Spectators, "y", now, 0);
+    }
+    let refused = room.chat(&flooder, None, Channel::Spectators, "x", now, 0).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::RateLimited);
+}
+
+#[test]
+fn a_copy_is_written_without_copying_the_event() {
+    let (mut room, _) = live_room(TimeControl::default());
+    let mv = room.status(0).legal_moves[0].clone();
+    let mut step = room.act(Side::W, Act::Move { ply: 0, mv }, 0, 0, 0).unwrap();
+    // and a players' chat line: the spectators' copy is a bare version
+    let chat = room
+        .chat(&player(1), Some(Side::B), Channel::Players, "hi", 0, 0)
+        .unwrap();
+    step.events.extend(chat.events);
+    assert!(step.events.iter().any(|l| matches!(l.event, GameEvent::Moved { .. })));
+    let viewers = [Side::W, Side::B, Side::Y].map(Viewer::Seat);
+    for l in &step.events {
+        for v in viewers.into_iter().chain([Viewer::Spectator]) {
+            assert_eq!(l.encode_view(v), serde_json::to_string(&l.view(v)).unwrap(), "{v:?}");
+        }
+    }
+}

@@ -8,9 +8,17 @@
 //! form, worded from public facts only), the bot searches the viewer form,
 //! and `Debug` prints only the commitment.
 //!
-//! The deal is `server::deal` (OS CSPRNG shuffle and salt, §10.3) under the
-//! §10.4 commitment, whose `game_id` is the room's id exactly as clients see
-//! it (12 base-32 characters; docs/RULES-NOTES.md).
+//! The deal is the seat-entropy deal of docs/ANQI-DEAL.md §4 (ANQI R-21):
+//! at creation the server draws `server_seed` (OS CSPRNG, `server::deal`),
+//! which is the game's secret, and publishes its SHA-256; each seat may send
+//! a 32-byte seed before the deal; when the room deals, the layout and salt
+//! are derived from the server seed, the game id and the three seeds (a
+//! missing one is 32 zero bytes), the §10.4 commitment is published and turn 1
+//! begins. Nobody — the operator included — chooses the layout: the server
+//! is bound to its seed before any seat sends one, and no seat knows it.
+//! Games stored before the scheme (a secret of layout and salt) are restored
+//! with their plain deal (§10.3). The commitment's `game_id` is the room's id
+//! exactly as clients see it (12 base-32 characters; docs/RULES-NOTES.md).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -26,7 +34,7 @@ use protocol::{
     Status, Variant,
 };
 
-use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err};
+use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err, parse_seed};
 
 /// The layout and salt: the game's secret until it ends. Its `Debug` prints
 /// nothing of them.
@@ -43,7 +51,8 @@ impl std::fmt::Debug for Secret {
 }
 
 impl Secret {
-    /// The stored form: the 32 layout letters, a space, the 64 salt hex digits.
+    /// The stored form of a plain deal: the 32 layout letters, a space, the
+    /// 64 salt hex digits.
     fn text(&self) -> String {
         format!("{} {}", deal::layout_text(&self.layout), deal::to_hex(&self.salt))
     }
@@ -57,6 +66,66 @@ impl Secret {
     }
 }
 
+/// The stored secret of a seat-entropy game starts with this word, then the
+/// server seed's 64 hex digits (a plain deal's is its layout and salt).
+const SEATS_SECRET: &str = "seats ";
+
+/// How the game's layout is (or will be) dealt.
+#[derive(Clone, PartialEq, Eq)]
+enum Dealing {
+    /// The plain deal (§10.3), fixed at creation: games stored before the
+    /// seat-entropy scheme.
+    Plain(Secret),
+    /// The seat-entropy deal (docs/ANQI-DEAL.md §4).
+    Seats {
+        /// The server's seed (secret until the end; its hash is public).
+        server_seed: [u8; 32],
+        /// The seed each seat sent (public), `None`: none (zero bytes at the deal).
+        seeds: [Option<[u8; 32]>; 3],
+        /// The layout and salt once dealt.
+        dealt: Option<Secret>,
+    },
+}
+
+impl std::fmt::Debug for Dealing {
+    /// Nothing of the secret: the kind of deal only.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dealing::Plain(_) => f.write_str("Plain(..)"),
+            Dealing::Seats { dealt, .. } => write!(f, "Seats {{ dealt: {} }}", dealt.is_some()),
+        }
+    }
+}
+
+impl Dealing {
+    /// The layout and salt, once dealt.
+    fn secret(&self) -> Option<&Secret> {
+        match self {
+            Dealing::Plain(s) => Some(s),
+            Dealing::Seats { dealt, .. } => dealt.as_ref(),
+        }
+    }
+
+    /// The stored form of the game's secret.
+    fn text(&self) -> String {
+        match self {
+            Dealing::Plain(s) => s.text(),
+            Dealing::Seats { server_seed, .. } => format!("{SEATS_SECRET}{}", deal::to_hex(server_seed)),
+        }
+    }
+
+    fn parse(text: &str) -> Option<Dealing> {
+        match text.strip_prefix(SEATS_SECRET) {
+            Some(hex) => Some(Dealing::Seats {
+                server_seed: deal::parse_hex32(hex)?,
+                seeds: [None; 3],
+                dealt: None,
+            }),
+            None => Secret::parse(text).map(Dealing::Plain),
+        }
+    }
+}
+
 /// A 三国暗棋 game in a room.
 #[derive(Clone)]
 pub struct AnqiRoomGame {
@@ -65,12 +134,17 @@ pub struct AnqiRoomGame {
     /// The settings' anqi block (defaults applied by its methods).
     options: AnqiOptions,
     /// The record over the full position (secret: never printed, never sent).
+    /// Before a seat-entropy deal: a game over the canonical set that is never
+    /// played (every layout has the same viewer form, all face down).
     game: AnqiGame,
-    secret: Secret,
-    /// The §10.4 commitment, public from the start.
-    commitment: String,
+    /// The deal: its secret, and the seeds.
+    dealing: Dealing,
+    /// The §10.4 commitment, public from the deal.
+    commitment: Option<String>,
     /// Whether the store has been handed the secret.
     secret_taken: bool,
+    /// Seeds and the deal accepted: commands of the room that are not the engine's.
+    deal_commands: usize,
     /// Board actions so far, with their seat, as the record writes them (`+b2=R`).
     moves: Vec<(Side, String)>,
     /// Seats that stopped playing, in order.
@@ -257,22 +331,23 @@ impl AnqiRoomGame {
         out.push(Happened::Noted { side, text });
     }
 
-    /// A new game for room `id`: dealt now from the OS CSPRNG (§10.3), its
-    /// commitment fixed before anyone acts.
+    /// A new game for room `id` with the seat-entropy deal: its server seed
+    /// drawn now from the OS CSPRNG, its hash public from now on; dealt by
+    /// [`RoomGame::deal`] when the room says so.
     pub fn new(id: &str, settings: &GameSettings) -> Result<AnqiRoomGame, ErrorBody> {
         let options = options_of(settings)?;
-        let d = crate::deal::deal(id);
-        let secret = Secret {
-            layout: d.layout,
-            salt: d.salt,
+        let dealing = Dealing::Seats {
+            server_seed: crate::deal::server_seed(),
+            seeds: [None; 3],
+            dealt: None,
         };
-        Self::from_secret(id, options, secret, false)
+        Self::with_dealing(id, options, dealing, false)
             .map_err(|why| err(ErrorCode::BadRequest, format!("三国暗棋 options: {why}")))
     }
 
-    /// A game from its deal (`taken`: the store already holds the secret).
-    fn from_secret(id: &str, options: AnqiOptions, secret: Secret, taken: bool) -> Result<AnqiRoomGame, String> {
-        let (engine_options, settings) = engine_config(&options);
+    /// The game of a layout under the options (its deal set for the record).
+    fn game_of(options: &AnqiOptions, secret: &Secret) -> Result<AnqiGame, String> {
+        let (engine_options, settings) = engine_config(options);
         let initial = match options.teams {
             Some(t) => {
                 let teams = t.map(Team::new);
@@ -286,21 +361,45 @@ impl AnqiRoomGame {
         };
         let mut game = AnqiGame::new(initial, settings);
         game.set_deal(&deal::layout_text(&secret.layout), &deal::to_hex(&secret.salt));
-        let commitment = deal::commitment(id, &deal::layout_text(&secret.layout), &secret.salt);
+        Ok(game)
+    }
+
+    /// A game from its deal (`taken`: the store already holds the secret).
+    fn with_dealing(id: &str, options: AnqiOptions, dealing: Dealing, taken: bool) -> Result<AnqiRoomGame, String> {
+        // Before a seat-entropy deal the game stands on the canonical set: its
+        // viewer form (every piece face down) is every layout's, and it is
+        // never played (`apply` refuses until the deal).
+        let placeholder = Secret {
+            layout: deal::shuffle(|i| i),
+            salt: [0; 32],
+        };
+        let secret = dealing.secret().unwrap_or(&placeholder);
+        let game = Self::game_of(&options, secret)?;
+        let commitment = dealing
+            .secret()
+            .map(|s| deal::commitment(id, &deal::layout_text(&s.layout), &s.salt));
         Ok(AnqiRoomGame {
             id: id.to_owned(),
             options,
             game,
-            secret,
+            dealing,
             commitment,
             secret_taken: taken,
+            deal_commands: 0,
             moves: Vec::new(),
             departures: Vec::new(),
             notes: Vec::new(),
         })
     }
 
-    /// A stored game: its secret and its accepted commands replayed.
+    /// A game with the plain deal of `secret` (tests; games stored before the scheme).
+    #[cfg(test)]
+    fn from_secret(id: &str, options: AnqiOptions, secret: Secret, taken: bool) -> Result<AnqiRoomGame, String> {
+        Self::with_dealing(id, options, Dealing::Plain(secret), taken)
+    }
+
+    /// A stored game: its secret, its seeds and deal, and its accepted
+    /// commands replayed.
     pub fn restore(
         id: &str,
         settings: &GameSettings,
@@ -308,21 +407,32 @@ impl AnqiRoomGame {
         events: &[(Side, String, u64)],
     ) -> Result<AnqiRoomGame, String> {
         let options = settings.anqi.clone().unwrap_or_default();
-        let secret = secret
-            .and_then(Secret::parse)
+        let dealing = secret
+            .and_then(Dealing::parse)
             .ok_or_else(|| format!("game {id}: its deal is missing or unreadable"))?;
-        let mut g = Self::from_secret(id, options, secret, true)?;
+        let mut g = Self::with_dealing(id, options, dealing, true)?;
         for (i, (side, text, at)) in events.iter().enumerate() {
-            let cmd = super::parse_command(text).ok_or_else(|| format!("event {i}: bad action {text:?}"))?;
-            g.apply(*side, cmd, *at)
-                .map_err(|e| format!("event {i} ({text}) does not replay: {}", e.message))?;
+            let replayed = if let Some(seed) = text.strip_prefix(super::SEED_PREFIX) {
+                g.seed(*side, seed)
+            } else if text == super::DEAL_TEXT {
+                g.deal()
+            } else {
+                let cmd = super::parse_command(text).ok_or_else(|| format!("event {i}: bad action {text:?}"))?;
+                g.apply(*side, cmd, *at).map(drop)
+            };
+            replayed.map_err(|e| format!("event {i} ({text}) does not replay: {}", e.message))?;
         }
         Ok(g)
     }
 
-    /// The commitment announced at the start (§10.4).
-    pub fn commitment(&self) -> &str {
-        &self.commitment
+    /// The commitment announced when turn 1 begins (§10.4); `None` before the deal.
+    pub fn commitment(&self) -> Option<&str> {
+        self.commitment.as_deref()
+    }
+
+    /// Whether the seat-entropy deal is still to come.
+    fn undealt(&self) -> bool {
+        self.dealing.secret().is_none()
     }
 
     /// The public position (the viewer form).
@@ -390,6 +500,18 @@ impl AnqiRoomGame {
             scores: [0, 1, 2].map(|s| g.score(s)),
             hidden: viewer.face_down_count(),
             commitment: self.commitment.clone(),
+            server_hash: match &self.dealing {
+                Dealing::Seats { server_seed, .. } => Some(deal::server_seed_hash(server_seed)),
+                Dealing::Plain(_) => None,
+            },
+            seeds: match &self.dealing {
+                Dealing::Seats { seeds, .. } => Some(seeds.map(|s| s.map(|b| deal::to_hex(&b)))),
+                Dealing::Plain(_) => None,
+            },
+            server_seed: match &self.dealing {
+                Dealing::Seats { server_seed, .. } if over => Some(deal::to_hex(server_seed)),
+                _ => None,
+            },
             mode: self.options.mode,
             target: self.options.race_target(),
             scoring: self.options.scoring,
@@ -400,8 +522,12 @@ impl AnqiRoomGame {
                 by: side_of(by),
                 accepted: (0..3).filter(|&s| accepted[s]).map(side_of).collect(),
             }),
-            layout: over.then(|| deal::layout_text(&self.secret.layout)),
-            salt: over.then(|| deal::to_hex(&self.secret.salt)),
+            layout: self
+                .dealing
+                .secret()
+                .filter(|_| over)
+                .map(|s| deal::layout_text(&s.layout)),
+            salt: self.dealing.secret().filter(|_| over).map(|s| deal::to_hex(&s.salt)),
             record: over.then(|| g.record_lines()),
         }
     }
@@ -424,7 +550,7 @@ impl RoomGame for AnqiRoomGame {
     }
 
     fn to_move(&self) -> Option<Side> {
-        if self.game.is_over() {
+        if self.game.is_over() || self.undealt() {
             return None;
         }
         self.game.position().seat_to_move().map(side_of)
@@ -446,10 +572,16 @@ impl RoomGame for AnqiRoomGame {
     }
 
     fn epoch(&self) -> usize {
-        self.game.inputs().len()
+        self.game.inputs().len() + self.deal_commands
     }
 
     fn apply(&mut self, side: Side, cmd: Command, at_ms: u64) -> Result<Vec<Happened>, ErrorBody> {
+        if self.undealt() {
+            return Err(err(
+                ErrorCode::NotStarted,
+                "the layout is not dealt yet: the deal waits for the seats' seeds",
+            ));
+        }
         let command = engine_command(&cmd)?;
         let s = seat(side);
         let viewer = self.game.viewer();
@@ -587,7 +719,7 @@ impl RoomGame for AnqiRoomGame {
             ply: self.plies(),
             // Turns completed (the position's turn field − 1).
             round: viewer.turn().saturating_sub(1),
-            legal_moves: if legal && !over {
+            legal_moves: if legal && !over && !self.undealt() {
                 viewer.legal_moves().iter().map(|m| m.to_string()).collect()
             } else {
                 Vec::new()
@@ -670,7 +802,65 @@ impl RoomGame for AnqiRoomGame {
             return None;
         }
         self.secret_taken = true;
-        Some(self.secret.text())
+        Some(self.dealing.text())
+    }
+
+    fn awaits_deal(&self) -> bool {
+        self.undealt()
+    }
+
+    fn has_seed(&self, side: Side) -> bool {
+        match &self.dealing {
+            Dealing::Seats { seeds, .. } => seeds[seat(side)].is_some(),
+            Dealing::Plain(_) => true,
+        }
+    }
+
+    /// A seat's seed: once per seat, before the deal; published at once.
+    fn seed(&mut self, side: Side, seed: &str) -> Result<(), ErrorBody> {
+        let bytes = parse_seed(seed)?;
+        let Dealing::Seats { seeds, dealt, .. } = &mut self.dealing else {
+            return Err(err(
+                ErrorCode::BadRequest,
+                "this game was dealt by the plain deal: it takes no seeds",
+            ));
+        };
+        if dealt.is_some() {
+            return Err(err(
+                ErrorCode::BadRequest,
+                "the layout is dealt already: a seed counts only before the deal",
+            ));
+        }
+        if seeds[seat(side)].is_some() {
+            return Err(err(
+                ErrorCode::BadRequest,
+                format!("{side} sent its seed already: a seat sends one seed"),
+            ));
+        }
+        seeds[seat(side)] = Some(bytes);
+        self.deal_commands += 1;
+        Ok(())
+    }
+
+    /// The seat-entropy deal (docs/ANQI-DEAL.md §4.2): a missing seed is 32
+    /// zero bytes. The commitment is public from now on.
+    fn deal(&mut self) -> Result<(), ErrorBody> {
+        let Dealing::Seats {
+            server_seed,
+            seeds,
+            dealt: dealt @ None,
+        } = &mut self.dealing
+        else {
+            return Err(err(ErrorCode::BadRequest, "the layout is dealt already"));
+        };
+        let (layout, salt) = deal::seat_entropy_deal(server_seed, &self.id, &seeds.map(|s| s.unwrap_or([0; 32])));
+        let secret = Secret { layout, salt };
+        let game = Self::game_of(&self.options, &secret).map_err(|why| err(ErrorCode::Internal, why))?;
+        self.commitment = Some(deal::commitment(&self.id, &deal::layout_text(&layout), &salt));
+        *dealt = Some(secret);
+        self.game = game;
+        self.deal_commands += 1;
+        Ok(())
     }
 }
 
@@ -713,10 +903,10 @@ mod tests {
         let g = sample(AnqiOptions::default());
         assert_eq!(
             g.commitment(),
-            "6bc45fd45bfeb73d12a4ca17fc4ee053650e655e6881315178f767060560aef0"
+            Some("6bc45fd45bfeb73d12a4ca17fc4ee053650e655e6881315178f767060560aef0")
         );
         assert_eq!(
-            deal::preimage(ID, SAMPLE_LAYOUT, &deal::to_hex(&g.secret.salt)).len(),
+            deal::preimage(ID, SAMPLE_LAYOUT, &deal::to_hex(&g.dealing.secret().unwrap().salt)).len(),
             125
         );
     }
@@ -726,31 +916,208 @@ mod tests {
         let mut g = AnqiRoomGame::new(ID, &settings(None)).unwrap();
         let secret = g.take_secret().expect("the secret, once");
         assert_eq!(g.take_secret(), None);
-        let (layout, salt) = secret.split_once(' ').unwrap();
-        assert_eq!(deal::commitment_hex(ID, layout, salt), g.commitment());
+        let server_seed = deal::parse_hex32(secret.strip_prefix("seats ").expect("a seat-entropy game")).unwrap();
+        // Before the deal: the server's hash, no commitment, nobody to move.
         let st = g.status(true);
         assert_eq!(
             st.position,
             "????1????/????1????/9/????1????/????1???? 1 --- 123 -/-/- 1 split1"
         );
         assert_eq!(g.initial_position(), st.position);
+        assert!(st.legal_moves.is_empty());
+        let a = st.anqi.clone().unwrap();
+        assert_eq!(a.server_hash, Some(deal::server_seed_hash(&server_seed)));
+        assert_eq!(
+            (a.commitment, a.seeds, a.server_seed),
+            (None, Some([None, None, None]), None)
+        );
+        assert!(g.awaits_deal() && g.to_move().is_none());
+        let e = g.apply(Side::W, Command::Play("+a1".into()), 0).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotStarted, "{}", e.message);
+        // Seeds: bad text refused, one per seat, public at once.
+        let (s1, s3) = ([0x11u8; 32], [0xc3u8; 32]);
+        for bad in ["zz", "", &"AB".repeat(32), &"ab".repeat(31), &"ab".repeat(33)] {
+            assert_eq!(g.seed(Side::W, bad).unwrap_err().code, ErrorCode::BadRequest, "{bad:?}");
+        }
+        assert_eq!(g.epoch(), 0, "a refused seed changes nothing");
+        g.seed(Side::W, &deal::to_hex(&s1)).unwrap();
+        let again = g.seed(Side::W, &deal::to_hex(&s3)).unwrap_err();
+        assert!(again.message.contains("already"), "{}", again.message);
+        g.seed(Side::Y, &deal::to_hex(&s3)).unwrap();
+        assert!(g.has_seed(Side::W) && !g.has_seed(Side::B) && g.has_seed(Side::Y));
+        assert_eq!(
+            g.status(false).anqi.unwrap().seeds,
+            Some([Some(deal::to_hex(&s1)), None, Some(deal::to_hex(&s3))])
+        );
+        // The deal: B sent nothing, 32 zero bytes.
+        g.deal().unwrap();
+        assert!(!g.awaits_deal());
+        assert_eq!(g.epoch(), 3);
+        let (layout, salt) = deal::seat_entropy_deal(&server_seed, ID, &[s1, [0; 32], s3]);
+        let layout = deal::layout_text(&layout);
+        assert_eq!(g.commitment(), Some(deal::commitment(ID, &layout, &salt).as_str()));
+        assert!(
+            g.seed(Side::B, &deal::to_hex(&s1))
+                .unwrap_err()
+                .message
+                .contains("dealt")
+        );
+        assert!(g.deal().is_err(), "one deal");
+        let st = g.status(true);
         assert_eq!(st.legal_moves.len(), 32);
         assert!(st.legal_moves.iter().all(|m| m.starts_with('+')));
-        let a = st.anqi.as_ref().unwrap();
-        assert_eq!(a.commitment, g.commitment());
-        assert_eq!(
-            (a.layout.as_deref(), a.salt.as_deref(), a.record.as_ref()),
-            (None, None, None)
-        );
+        assert_eq!(g.to_move(), Some(Side::W));
         let json = serde_json::to_string(&st).unwrap();
         let debug = format!("{g:?}");
+        let salt = deal::to_hex(&salt);
         for text in [&json, &debug] {
-            assert!(!text.contains(layout) && !text.contains(salt), "{text}");
+            assert!(!text.contains(&layout) && !text.contains(&salt), "{text}");
+            assert!(!text.contains(&secret[6..]), "no server seed: {text}");
             assert!(!text.contains('*'), "no full-form position: {text}");
         }
-        // A restored game is the same game.
-        let r = AnqiRoomGame::restore(ID, &settings(None), Some(&secret), &[]).unwrap();
-        assert_eq!(r.commitment(), g.commitment());
+        // A flip reveals the derived layout's identity.
+        let h = play(&mut g, Side::W, "+a1");
+        assert!(
+            matches!(&h[0], Happened::Moved { revealed: Some(r), .. } if r.chars().next() == layout.chars().next()),
+            "{h:?}"
+        );
+        // A restored game is the same game: its seeds, its deal, its actions.
+        let hex = |b: &[u8; 32]| format!("seed {}", deal::to_hex(b));
+        let events = [
+            (Side::W, hex(&s1), 0),
+            (Side::Y, hex(&s3), 0),
+            (Side::W, "deal".to_owned(), 0),
+            (Side::W, "move +a1".to_owned(), 0),
+        ];
+        let r = AnqiRoomGame::restore(ID, &settings(None), Some(&secret), &events).unwrap();
+        assert_eq!((r.status(true), r.epoch()), (g.status(true), g.epoch()));
+        // Restored before the deal, it still waits, with its seeds.
+        let r = AnqiRoomGame::restore(ID, &settings(None), Some(&secret), &events[..1]).unwrap();
+        assert!(r.awaits_deal() && r.has_seed(Side::W) && !r.has_seed(Side::Y));
+        // A game stored with a plain deal (before the scheme) is restored as it was.
+        let plain = format!("{SAMPLE_LAYOUT} {}", deal::to_hex(&[7; 32]));
+        let r = AnqiRoomGame::restore(ID, &settings(None), Some(&plain), &[]).unwrap();
+        assert!(!r.awaits_deal());
+        assert_eq!(r.status(false).anqi.unwrap().server_hash, None);
+    }
+
+    #[test]
+    fn a_full_table_deals_when_its_people_sent_their_seeds_or_the_wait_is_over() {
+        use crate::room::core::{Act, Room, SEED_WAIT_MS};
+        use crate::store::{Op, Player};
+        let person = |i: usize| Player {
+            id: format!("p{i}"),
+            name: format!("player {i}"),
+            account: false,
+            bot: None,
+        };
+        let fixed = || {
+            settings(Some(AnqiOptions {
+                fixed_seats: true,
+                ..AnqiOptions::default()
+            }))
+        };
+        let stored = |ops: &[Op]| -> Vec<String> {
+            ops.iter()
+                .filter_map(|o| match o {
+                    Op::Event(e) => Some(e.action.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let seed = |b: u8| deal::to_hex(&[b; 32]);
+        // Everyone seeds with the join: the last join deals and starts.
+        let mut room = Room::new("a".into(), fixed()).unwrap();
+        let secret = room.take_secret().unwrap();
+        room.join_seeded(person(0), Some(Side::W), Some(&seed(1)), 0, 0)
+            .unwrap();
+        // A bad seed is refused and seats nobody.
+        let e = room
+            .join_seeded(person(1), Some(Side::B), Some("xyz"), 0, 0)
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::BadRequest);
+        assert!(room.seat_of("p1").is_none());
+        room.join_seeded(person(1), Some(Side::B), Some(&seed(2)), 0, 0)
+            .unwrap();
+        let (_, step) = room
+            .join_seeded(person(2), Some(Side::Y), Some(&seed(3)), 5, 0)
+            .unwrap();
+        assert_eq!(stored(&step.ops), [format!("seed {}", seed(3)), "deal".to_owned()]);
+        assert_eq!(room.phase, protocol::Phase::Live);
+        let server_seed = deal::parse_hex32(&secret["seats ".len()..]).unwrap();
+        let (layout, salt) = deal::seat_entropy_deal(&server_seed, "a", &[[1; 32], [2; 32], [3; 32]]);
+        let st = room.status(5);
+        assert_eq!(
+            st.anqi.unwrap().commitment,
+            Some(deal::commitment("a", &deal::layout_text(&layout), &salt))
+        );
+        assert_eq!(st.legal_moves.len(), 32);
+        // A seat that sent none: the full table waits for it, at most SEED_WAIT_MS.
+        let mut room = Room::new("b".into(), fixed()).unwrap();
+        room.join_seeded(person(0), Some(Side::W), Some(&seed(1)), 0, 0)
+            .unwrap();
+        room.join(person(1), Some(Side::B), 0, 0).unwrap();
+        room.add_bot("bot-1".into(), bot::Level::One, Some(Side::Y), 100, 0)
+            .unwrap();
+        assert_eq!(room.phase, protocol::Phase::Open);
+        assert_eq!(room.next_wakeup(), Some(100 + SEED_WAIT_MS));
+        let e = room
+            .act(
+                Side::W,
+                Act::Move {
+                    ply: 0,
+                    mv: "+a1".into(),
+                },
+                0,
+                200,
+                0,
+            )
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotStarted);
+        assert!(room.tick(SEED_WAIT_MS, 0).is_empty(), "not yet");
+        // B's seed arrives: the last one the table waits for (the bot sends none).
+        let e = room.act(Side::W, Act::Seed(seed(9)), 0, 300, 0).unwrap_err();
+        assert!(e.message.contains("already"), "{}", e.message);
+        let step = room.act(Side::B, Act::Seed(seed(2)), 0, 300, 0).unwrap();
+        assert_eq!(stored(&step.ops), [format!("seed {}", seed(2)), "deal".to_owned()]);
+        assert_eq!(room.phase, protocol::Phase::Live);
+        let e = room.act(Side::Y, Act::Seed(seed(3)), 0, 400, 0).unwrap_err();
+        assert!(e.message.contains("dealt"), "{}", e.message);
+        // Nobody sends one: the room deals with zero seeds when the wait is over.
+        let mut room = Room::new("c".into(), fixed()).unwrap();
+        for (i, side) in Side::ALL.into_iter().enumerate() {
+            room.join(person(i), Some(side), 0, 0).unwrap();
+        }
+        assert_eq!(room.next_wakeup(), Some(SEED_WAIT_MS));
+        let step = room.tick(SEED_WAIT_MS, 0);
+        assert_eq!(stored(&step.ops), ["deal"]);
+        assert_eq!(room.phase, protocol::Phase::Live);
+        assert_eq!(room.game().to_move(), Some(Side::W));
+        // Players who asked for their seats without a seed contribute none: the
+        // table does not wait for them (one that sends a seed is waited for by no one either).
+        let mut room = Room::new("f".into(), fixed()).unwrap();
+        room.join_seeded(person(0), Some(Side::W), None, 0, 0).unwrap();
+        room.join_seeded(person(1), Some(Side::B), Some(&seed(2)), 0, 0)
+            .unwrap();
+        let (_, step) = room.join_seeded(person(2), Some(Side::Y), None, 0, 0).unwrap();
+        assert_eq!(stored(&step.ops), ["deal"]);
+        assert_eq!(room.phase, protocol::Phase::Live);
+        assert_eq!(room.status(0).anqi.unwrap().seeds, Some([None, Some(seed(2)), None]));
+        // Three bots: dealt at once with zero seeds.
+        let mut room = Room::new("d".into(), fixed()).unwrap();
+        for (i, side) in Side::ALL.into_iter().enumerate() {
+            room.add_bot(format!("bot-{i}"), bot::Level::One, Some(side), 0, 0)
+                .unwrap();
+        }
+        assert_eq!(room.phase, protocol::Phase::Live);
+        // 三国象棋 takes no seed: refused, nobody seated.
+        let mut sanguo = settings(None);
+        sanguo.variant = Variant::Sanguo;
+        sanguo.anqi = None;
+        let mut room = Room::new("e".into(), sanguo).unwrap();
+        let e = room.join_seeded(person(0), None, Some(&seed(1)), 0, 0).unwrap_err();
+        assert_eq!(e.code, ErrorCode::BadRequest);
+        assert!(room.seat_of("p0").is_none());
     }
 
     #[test]
@@ -880,7 +1247,7 @@ mod tests {
         let (options, settings) = engine_config(&opts);
         deal::verify(
             ID,
-            &a.commitment,
+            a.commitment.as_deref().unwrap(),
             SAMPLE_LAYOUT,
             &salt,
             &record,

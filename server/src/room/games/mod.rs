@@ -223,7 +223,58 @@ pub trait RoomGame: Send + Sync + std::fmt::Debug {
     fn draws_seats(&self) -> bool {
         false
     }
+
+    /// Whether the game waits for a deal before turn 1 (三国暗棋's
+    /// seat-entropy deal, docs/ANQI-DEAL.md §4): until [`RoomGame::deal`]
+    /// there is no seat to move and every command is refused. Default: no.
+    fn awaits_deal(&self) -> bool {
+        false
+    }
+
+    /// Whether `side` sent its seed for the deal. Default: yes (no seeds).
+    fn has_seed(&self, side: Side) -> bool {
+        let _ = side;
+        true
+    }
+
+    /// `side`'s seed for the deal (64 lowercase hex digits), public once
+    /// accepted and stored as [`SEED_PREFIX`] and the text; on `Err` nothing
+    /// changed. Default: refused (the variant takes no seeds).
+    fn seed(&mut self, side: Side, seed: &str) -> Result<(), ErrorBody> {
+        let _ = (side, seed);
+        Err(err(
+            ErrorCode::BadRequest,
+            format!(
+                "{} takes no seeds: only 三国暗棋 deals from them",
+                self.variant().title()
+            ),
+        ))
+    }
+
+    /// Deals now, with the seeds sent so far (stored as [`DEAL_TEXT`]).
+    /// Default: nothing to deal.
+    fn deal(&mut self) -> Result<(), ErrorBody> {
+        Ok(())
+    }
 }
+
+/// A seat's seed as the wire carries it: 64 lowercase hex digits.
+pub fn parse_seed(text: &str) -> Result<[u8; 32], ErrorBody> {
+    engine::anqi::deal::parse_hex32(text).ok_or_else(|| {
+        err(
+            ErrorCode::BadRequest,
+            format!(
+                "a seed is 32 bytes written as 64 lowercase hex digits (0-9, a-f), not {:?}",
+                text.chars().take(80).collect::<String>()
+            ),
+        )
+    })
+}
+
+/// The stored text of a seed (the events table's `action`): this and the hex.
+pub const SEED_PREFIX: &str = "seed ";
+/// The stored text of the deal.
+pub const DEAL_TEXT: &str = "deal";
 
 /// A refusal with its code and words (every adapter's errors).
 pub(crate) fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {

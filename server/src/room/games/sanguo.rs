@@ -52,7 +52,7 @@ fn action_of(cmd: &Command) -> Result<Action, ErrorBody> {
 /// and round-tripping, RULES §7: they are the ones the status had).
 pub fn relist(status: &Status) -> Vec<String> {
     parse_position(&status.position)
-        .map(|pos| pos.legal_moves().iter().map(|m| m.to_string()).collect())
+        .map(|pos| pos.legal_moves().iter().map(|m| m.text()).collect())
         .unwrap_or_default()
 }
 
@@ -195,7 +195,7 @@ impl RoomGame for SanguoGame {
             ply: game.plies(),
             round: game.rounds_completed(),
             legal_moves: if legal && !game.is_finished() {
-                pos.legal_moves().iter().map(|m| m.to_string()).collect()
+                pos.legal_moves().iter().map(|m| m.text()).collect()
             } else {
                 Vec::new()
             },

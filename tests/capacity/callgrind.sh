@@ -1,0 +1,42 @@
+#!/bin/bash
+# Per-move server CPU in instructions (issue 15). Runs the release server
+# under callgrind on a fresh Postgres database and drives it with `loadgen`
+# twice — a short and a long run, each on a fresh server — and divides the
+# difference of the instructions by the difference of the moves the server
+# accepted (its /metrics `sanguo_moves_total`), so that start-up and
+# shutdown cancel out. Instruction counts do not depend on what else the
+# machine runs: repeatable on a shared machine. Kernel time (system calls:
+# socket writes, fsync) is not counted: callgrind sees user space only.
+#
+#   tests/capacity/callgrind.sh SERVER LOADGEN LABEL [loadgen args…]
+#   (default: --games 40 --think-ms 1000; SHORT=20 and LONG=80 seconds)
+#
+# Output: /tmp/callgrind-LABEL-{short,long}.out (callgrind_annotate them)
+# and a line "LABEL: N instructions / M moves = X per move".
+set -eu
+BIN=$1; LOADGEN=$2; LABEL=$3; shift 3
+ARGS=("$@"); [ ${#ARGS[@]} -eq 0 ] && ARGS=(--games 40 --think-ms 1000)
+PG=${PG:-postgres://postgres@127.0.0.1:5432}
+PORT=${PORT:-8191}
+SHORT=${SHORT:-20}
+LONG=${LONG:-80}
+
+run() { # $1 = part, $2 = seconds; prints "instructions moves"
+    local DB=cg_$(date +%s%N | tail -c 8) OUT=/tmp/callgrind-$LABEL-$1.out
+    psql -q "$PG/postgres" -c "create database $DB" >/dev/null
+    rm -f "$OUT"
+    SANGUO_SESSIONS_PER_MIN=0 SANGUO_GAMES_PER_MIN=0 SANGUO_MAX_SOCKETS_PER_ADDR=100000 \
+    RUST_LOG=warn DATABASE_URL="$PG/$DB" valgrind --tool=callgrind --callgrind-out-file="$OUT" \
+        "$BIN" serve --listen 127.0.0.1:$PORT --messages-per-second 1000 >"/tmp/callgrind-$LABEL-$1.log" 2>&1 &
+    local SP=$!
+    for _ in $(seq 600); do curl -sf 127.0.0.1:$PORT/healthz >/dev/null && break; sleep 0.2; done
+    "$LOADGEN" --url http://127.0.0.1:$PORT "${ARGS[@]}" --seconds "$2" >"/tmp/callgrind-$LABEL-$1.loadgen" 2>&1 || true
+    local M=$(curl -sf 127.0.0.1:$PORT/metrics | awk '/^sanguo_moves_total/ {print $2}')
+    kill -TERM $SP; wait $SP 2>/dev/null || true
+    psql -q "$PG/postgres" -c "drop database $DB" >/dev/null
+    local IR=$(callgrind_annotate "$OUT" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1; exit}')
+    echo "$IR $M"
+}
+read -r I1 M1 < <(run short "$SHORT")
+read -r I2 M2 < <(run long "$LONG")
+echo "$LABEL: short $I1 Ir / $M1 moves; long $I2 Ir / $M2 moves; $((I2 - I1)) instructions / $((M2 - M1)) moves = $(( (I2 - I1) / (M2 - M1) )) per move"
