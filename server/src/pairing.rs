@@ -362,29 +362,47 @@ async fn try_pair(s: &AppState) {
 /// it) and seats them at random.
 async fn start(s: &AppState, three: &[Seeker]) -> Result<Vec<Seated>, ApiError> {
     let first = &three[0];
+    let players: Vec<Player> = three.iter().map(|w| w.player.clone()).collect();
+    let clock = tile_clock(first.tile).unwrap_or_default();
+    let rated = three.iter().all(|w| w.rated);
+    let out = seat_at_random(s, &players, protocol::Variant::Sanguo, clock, rated).await?;
+    tracing::info!(game = %out[0].game, tile = first.tile, "quick pairing made a game");
+    Ok(out)
+}
+
+/// Creates a game of `variant` on `clock` (public, the server's grace) for
+/// three players matched by the server — quick pairing or an open seek — and
+/// seats them at random, in their order; the first is its creator. The room
+/// takes these seats as placed by the server (三国暗棋 waits for their seeds).
+pub(crate) async fn seat_at_random(
+    s: &AppState,
+    players: &[Player],
+    variant: protocol::Variant,
+    clock: TimeControl,
+    rated: bool,
+) -> Result<Vec<Seated>, ApiError> {
     let settings = GameSettings {
-        variant: protocol::Variant::Sanguo,
-        time_control: tile_clock(first.tile).unwrap_or_default(),
+        variant,
+        time_control: clock,
         direction: protocol::Direction::default(),
         public: true,
         players_chat: true,
         grace_ms: s.config.grace.as_millis() as u64,
-        rated: three.iter().all(|w| w.rated),
+        rated,
         anqi: None,
     };
-    let handle = crate::http::start_game(s, &first.player.id, settings, &[]).await?;
+    let handle = crate::http::start_game(s, &players[0].id, settings, &[]).await?;
     let game = handle.snapshot().await?.id;
     let mut sides = Side::ALL;
     sides.shuffle(&mut rand::rng());
-    let mut out = Vec::with_capacity(3);
-    for (w, side) in three.iter().zip(sides) {
-        handle.join(w.player.clone(), Some(side)).await?;
+    let mut out = Vec::with_capacity(players.len());
+    for (p, side) in players.iter().zip(sides) {
+        handle.join(p.clone(), Some(side)).await?;
         out.push(Seated {
             game: game.clone(),
             side,
         });
     }
-    tracing::info!(game = %out[0].game, tile = first.tile, "quick pairing made a game");
     Ok(out)
 }
 

@@ -20,8 +20,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use protocol::players::TimeClass;
-use protocol::{ErrorBody, ErrorCode, GameSettings, Side, TimeControl, Variant};
-use rand::seq::SliceRandom;
+use protocol::{ErrorBody, ErrorCode, TimeControl, Variant};
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use utoipa_axum::router::OpenApiRouter;
@@ -602,29 +601,9 @@ async fn join(
 /// Creates a full seek's game (its creator creates it) and seats the three
 /// at random — as quick pairing does.
 async fn start(s: &AppState, seek: &Seek) -> Result<Vec<Seated>, ApiError> {
-    let settings = GameSettings {
-        variant: seek.variant,
-        time_control: seek.time_control,
-        direction: protocol::Direction::default(),
-        public: true,
-        players_chat: true,
-        grace_ms: s.config.grace.as_millis() as u64,
-        rated: seek.rated,
-        anqi: None,
-    };
-    let handle = crate::http::start_game(s, &seek.members[0].player.id, settings, &[]).await?;
-    let game = handle.snapshot().await?.id;
-    let mut sides = Side::ALL;
-    sides.shuffle(&mut rand::rng());
-    let mut out = Vec::with_capacity(3);
-    for (m, side) in seek.members.iter().zip(sides) {
-        handle.join(m.player.clone(), Some(side)).await?;
-        out.push(Seated {
-            game: game.clone(),
-            side,
-        });
-    }
-    tracing::info!(game = %game, seek = %seek.id, "a seek made a game");
+    let players: Vec<Player> = seek.members.iter().map(|m| m.player.clone()).collect();
+    let out = crate::pairing::seat_at_random(s, &players, seek.variant, seek.time_control, seek.rated).await?;
+    tracing::info!(game = %out[0].game, seek = %seek.id, "a seek made a game");
     Ok(out)
 }
 
