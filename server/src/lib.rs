@@ -6,6 +6,7 @@
 //! room task ([`room`]: decisions in [`room::core`]) → the store ([`store`]).
 
 pub mod boards;
+pub mod cluster;
 pub mod deal;
 pub mod error;
 pub mod explain;
@@ -105,6 +106,9 @@ pub struct Config {
     /// How old a guest with no session and no trace (no game, chat,
     /// tournament or rating) must be before the sweep deletes it.
     pub guest_max_age: Duration,
+    /// Cluster mode (issue 17): this node's name, NATS and lease; `None`: a
+    /// single node, as always.
+    pub cluster: Option<cluster::ClusterConfig>,
 }
 
 impl Default for Config {
@@ -137,6 +141,7 @@ impl Default for Config {
             clock_minimums: http::ClockMinimums::default(),
             sweep_interval: Duration::from_secs(600),
             guest_max_age: Duration::from_secs(24 * 3600),
+            cluster: None,
         }
     }
 }
@@ -188,6 +193,9 @@ pub enum ServeError {
     /// The store could not be opened or migrated.
     #[error("store: {0}")]
     Store(#[from] store::StoreError),
+    /// The cluster could not be joined.
+    #[error("cluster: {0}")]
+    Cluster(#[from] cluster::ClusterError),
     /// Serving failed.
     #[error("io: {0}")]
     Io(#[from] std::io::Error),
@@ -196,9 +204,16 @@ pub enum ServeError {
 /// Opens the store, restores unfinished games and builds the state.
 pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
     let metrics = Metrics::default();
-    let store = Store::connect(&config.database_url(), metrics.clone()).await?;
     let tracker = TaskTracker::new();
     let shutdown = CancellationToken::new();
+    let (store, node) = match &config.cluster {
+        None => (Store::connect(&config.database_url(), metrics.clone()).await?, None),
+        Some(c) => {
+            let store = Store::connect_fenced(&config.database_url(), metrics.clone()).await?;
+            let node = Arc::new(cluster::Cluster::join(c, store.clone()).await?);
+            (store, Some((node, Arc::new(room::remote::Deliveries::default()))))
+        }
+    };
     let rooms = Rooms::new(RoomContext {
         store: Journal::Store(store.clone()),
         metrics: metrics.clone(),
@@ -206,9 +221,33 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
         shutdown: shutdown.clone(),
         log_keep: config.event_log,
         bots: room::bots::BotPool::new(config.bot_threads),
+        cluster: node.clone(),
     });
-    let restored = rooms.restore_all().await?;
-    tracing::info!(restored, "unfinished games restored");
+    match &node {
+        None => {
+            let restored = rooms.restore_all().await?;
+            tracing::info!(restored, "unfinished games restored");
+        }
+        Some((node, deliveries)) => {
+            // The relay and the deliveries first: games taken over below may
+            // have clients on other nodes already.
+            tracker.spawn(room::remote::relay(
+                Arc::clone(&rooms),
+                Arc::clone(node),
+                config.outbound_queue,
+                shutdown.clone(),
+            ));
+            tracker.spawn(room::remote::deliver(
+                Arc::clone(node),
+                Arc::clone(deliveries),
+                shutdown.clone(),
+            ));
+            tracker.spawn(Arc::clone(node).keep_lease(shutdown.clone()));
+            let adopted = rooms.adopt_orphans().await;
+            tracing::info!(adopted, node = %node.node, "games without a live owner taken over");
+            tracker.spawn(Arc::clone(&rooms).keep_adopting(node.lease / 6));
+        }
+    }
     Ok(AppState {
         penalties: Arc::new(penalty::PenaltyBox::new(config.flood_cooldown)),
         limits: Arc::new(limits::Limits::new(&config, &metrics)),
@@ -247,6 +286,8 @@ pub async fn serve(
     let token = state.shutdown.clone();
     let tracker = state.tracker.clone();
     let store = state.store.clone();
+    let cluster = state.rooms.cluster().cloned();
+    let metrics = state.metrics.clone();
     tracing::info!(addr = %listener.local_addr()?, "listening");
     // Expired sessions, abandoned guests and idle entries of the in-memory
     // limits are swept on timers (bounded growth).
@@ -272,6 +313,17 @@ pub async fn serve(
     })
     .await?;
     token.cancel();
+    if let Some((node, _)) = cluster {
+        // Hand the games over at once: wait for the rooms to stop (they stop
+        // between commits), then release them; other nodes take them over
+        // without waiting for the lease to lapse.
+        let waited = std::time::Instant::now();
+        while metrics.rooms.load(std::sync::atomic::Ordering::Relaxed) > 0 && waited.elapsed() < Duration::from_secs(10)
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        node.leave().await;
+    }
     tracker.close();
     tracker.wait().await;
     store.close().await;

@@ -170,6 +170,19 @@ struct ServeArgs {
     /// tournament or rating is deleted by the sweep.
     #[arg(long, env = "SANGUO_GUEST_MAX_AGE_SECS", default_value_t = 24 * 3600)]
     guest_max_age_secs: u64,
+    /// Cluster mode (docs/CLUSTER.md): the NATS server that relays between the
+    /// nodes, e.g. nats://127.0.0.1:4222. Needs a Postgres DATABASE_URL shared by
+    /// every node. Without it: a single node, as always.
+    #[arg(long, env = "SANGUO_NATS_URL")]
+    nats_url: Option<String>,
+    /// This node's name in the cluster (its id adds a random suffix at every
+    /// start); default: the host's name.
+    #[arg(long, env = "SANGUO_NODE_NAME")]
+    node_name: Option<String>,
+    /// A node's lease on its games, milliseconds: the longest a game waits for
+    /// another node to take it over after its node died (renewed every third).
+    #[arg(long, env = "SANGUO_LEASE_MS", default_value_t = 3000)]
+    lease_ms: u64,
 }
 
 fn serve(args: ServeArgs) -> Result<()> {
@@ -215,8 +228,24 @@ fn serve(args: ServeArgs) -> Result<()> {
         sweep_interval: std::time::Duration::from_secs(args.sweep_secs.max(1)),
         fd_reserve: args.fd_reserve,
         guest_max_age: std::time::Duration::from_secs(args.guest_max_age_secs),
+        cluster: args.nats_url.map(|nats_url| server::cluster::ClusterConfig {
+            nats_url,
+            name: args
+                .node_name
+                .or_else(|| std::env::var("HOSTNAME").ok())
+                .or_else(|| {
+                    std::fs::read_to_string("/etc/hostname")
+                        .ok()
+                        .map(|h| h.trim().to_owned())
+                })
+                .unwrap_or_else(|| "node".into()),
+            lease: std::time::Duration::from_millis(args.lease_ms.max(300)),
+        }),
         ..server::Config::default()
     };
+    if config.cluster.is_some() && !config.database_url().starts_with("postgres") {
+        anyhow::bail!("--nats-url (cluster mode) needs a Postgres DATABASE_URL shared by every node");
+    }
     // The open-file limit's soft value up to its hard one; game sockets are
     // capped below it (`--fd-reserve`).
     let files = server::limits::raise_fd_limit();

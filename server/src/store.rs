@@ -52,6 +52,11 @@ pub enum StoreError {
     /// The database is unreachable (a group commit failed on an outage).
     #[error("store unreachable: {0}")]
     Unavailable(String),
+    /// The game's ownership moved to another node (cluster mode): this node's
+    /// lease epoch no longer matches the stored one, and it may never write
+    /// the game again ([`Fences`]).
+    #[error("fenced: game {0} is owned by another node now")]
+    Fenced(String),
 }
 
 impl StoreError {
@@ -264,6 +269,45 @@ pub struct Store {
     writer: Option<mpsc::Sender<Pending>>,
     /// Whether the database answers (`true`) or is out; rooms watch it.
     health: Arc<watch::Sender<bool>>,
+    /// Cluster mode: the lease epoch of every game this node owns, checked
+    /// by every commit of the game (`None`: one node, no fencing).
+    fences: Option<Arc<Fences>>,
+}
+
+/// The lease epochs of the games a node owns (issue 17). Every commit of a
+/// game locks its `games` row and checks `owner_epoch` against the epoch
+/// here, in the commit's own transaction: a node whose lease was taken over
+/// (a higher epoch stored by the new owner) can never write the game again,
+/// even before it learns that it lost it. The row lock orders commits and
+/// takeovers: a takeover waits for a commit in flight, and a commit after a
+/// takeover finds the new epoch.
+#[derive(Debug, Default)]
+pub struct Fences(std::sync::Mutex<HashMap<String, i64>>);
+
+impl Fences {
+    /// This node owns `game` at `epoch` from now on.
+    pub fn set(&self, game: &str, epoch: i64) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(game.to_owned(), epoch);
+    }
+
+    /// This node no longer owns `game`.
+    pub fn remove(&self, game: &str) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(game);
+    }
+
+    /// Every game this node owns, with its epoch.
+    pub fn all(&self) -> Vec<(String, i64)> {
+        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        m.iter().map(|(g, e)| (g.clone(), *e)).collect()
+    }
+
+    /// The epoch of `game`, if owned here.
+    pub fn get(&self, game: &str) -> Option<i64> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(game).copied()
+    }
 }
 
 /// How long a query waits for a connection: while the database is down,
@@ -419,6 +463,24 @@ fn events_of(text: &str) -> Result<(Vec<EventRow>, Option<i64>), StoreError> {
 impl Store {
     /// Connects (creating the SQLite file if needed) and applies the migrations.
     pub async fn connect(url: &str, metrics: Metrics) -> Result<Store, StoreError> {
+        Self::open(url, metrics, false).await
+    }
+
+    /// [`Store::connect`] for a cluster node: every commit is fenced by the
+    /// game's lease epoch ([`Fences`]); Postgres only.
+    pub async fn connect_fenced(url: &str, metrics: Metrics) -> Result<Store, StoreError> {
+        if url.starts_with("sqlite:") {
+            return Err(StoreError::Corrupt("a cluster needs Postgres, not SQLite".into()));
+        }
+        Self::open(url, metrics, true).await
+    }
+
+    /// The lease epochs this node's commits are fenced by (cluster mode).
+    pub fn fences(&self) -> Option<&Arc<Fences>> {
+        self.fences.as_ref()
+    }
+
+    async fn open(url: &str, metrics: Metrics, fenced: bool) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let sqlite = url.starts_with("sqlite:");
         let options: AnyConnectOptions = url.parse()?;
@@ -445,6 +507,7 @@ impl Store {
             metrics,
             writer: None,
             health: Arc::new(watch::channel(true).0),
+            fences: fenced.then(Arc::default),
         };
         let (tx, rx) = mpsc::channel(4 * MAX_BATCH);
         tokio::spawn(store.clone().group_commit(rx));
@@ -773,6 +836,7 @@ impl Store {
             .sum();
         if let [(game, v, ops)] = writes
             && statements == 1
+            && self.fences.is_none()
         {
             let mut conn = self.pool.acquire().await?;
             match ops.first() {
@@ -783,6 +847,9 @@ impl Store {
             // Event rows (the moves) of every room go in a few multi-row
             // INSERTs: one round trip for many moves. The rest is rare.
             let mut tx = self.pool.begin().await?;
+            if let Some(fences) = &self.fences {
+                Self::check_fences(&mut tx, fences, writes).await?;
+            }
             let mut events: Vec<(&str, u64, &EventRow)> = Vec::new();
             let mut versions = Vec::new();
             for (game, v, ops) in writes {
@@ -803,6 +870,53 @@ impl Store {
             tx.commit().await?;
         }
         self.metrics.store_commit.observe(started.elapsed());
+        Ok(())
+    }
+
+    /// Cluster mode: locks the `games` rows of `writes` (shared, until the
+    /// transaction ends) and checks that this node still owns each at the
+    /// epoch it holds; otherwise the whole transaction is refused with
+    /// [`StoreError::Fenced`] (the group commit then retries its rooms one by
+    /// one, so only the fenced game fails).
+    async fn check_fences(
+        conn: &mut AnyConnection,
+        fences: &Fences,
+        writes: &[(&str, u64, &[Op])],
+    ) -> Result<(), StoreError> {
+        let mut games: Vec<(&str, i64)> = Vec::with_capacity(writes.len());
+        for (game, _, _) in writes {
+            if games.iter().any(|(g, _)| g == game) {
+                continue;
+            }
+            let Some(epoch) = fences.get(game) else {
+                return Err(StoreError::Fenced((*game).to_owned()));
+            };
+            games.push((game, epoch));
+        }
+        for chunk in games.chunks(VERSIONS_PER_STATEMENT) {
+            let mut sql = String::from("SELECT id FROM games WHERE ");
+            for i in 0..chunk.len() {
+                if i > 0 {
+                    sql.push_str(" OR ");
+                }
+                sql.push_str(&format!("(id = ${} AND owner_epoch = ${})", 2 * i + 1, 2 * i + 2));
+            }
+            sql.push_str(" FOR SHARE");
+            let mut q = sqlx::query(&sql);
+            for (game, epoch) in chunk {
+                q = q.bind(*game).bind(*epoch);
+            }
+            let found = q.fetch_all(&mut *conn).await?;
+            if found.len() != chunk.len() {
+                let owned: std::collections::HashSet<String> =
+                    found.iter().filter_map(|r| r.try_get::<String, _>(0).ok()).collect();
+                let lost = chunk
+                    .iter()
+                    .find(|(g, _)| !owned.contains(*g))
+                    .map_or_else(String::new, |(g, _)| (*g).to_owned());
+                return Err(StoreError::Fenced(lost));
+            }
+        }
         Ok(())
     }
 

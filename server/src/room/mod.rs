@@ -11,6 +11,7 @@ pub mod bots;
 pub mod core;
 pub mod games;
 pub mod outbox;
+pub mod remote;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -27,6 +28,7 @@ use tokio_util::task::TaskTracker;
 use self::bots::{BotPool, Job};
 use self::core::{Act, Logged, Room, Step, Viewer};
 pub use self::outbox::{Inbox, Outbox, Received, outbox};
+use crate::cluster::{Claim, Cluster};
 use crate::metrics::Metrics;
 use crate::store::{Op, Player, Store, StoreError, StoredGame, wall_ms};
 
@@ -119,6 +121,8 @@ pub fn check_playable(variant: protocol::Variant) -> Result<(), ErrorBody> {
 pub struct RoomHandle {
     tx: mpsc::Sender<Msg>,
     generation: u64,
+    /// A room of this node, rather than a proxy of another node's ([`remote`]).
+    local: bool,
 }
 
 fn gone() -> ErrorBody {
@@ -302,6 +306,14 @@ impl Journal {
         }
     }
 
+    /// The lease epochs commits are fenced by (a cluster node's store).
+    fn fences(&self) -> Option<&Arc<crate::store::Fences>> {
+        match self {
+            Journal::Store(s) => s.fences(),
+            Journal::Memory(_) => None,
+        }
+    }
+
     /// The store's health (memory never fails).
     fn health(&self) -> Option<watch::Receiver<bool>> {
         match self {
@@ -349,6 +361,9 @@ pub struct RoomContext {
     pub log_keep: usize,
     /// The searches of every room's bots.
     pub bots: BotPool,
+    /// Cluster mode: this node, and where its relayed connections' messages
+    /// go ([`remote`]); `None` for a single node.
+    pub cluster: Option<(Arc<Cluster>, Arc<remote::Deliveries>)>,
 }
 
 /// The rooms in memory, by game id.
@@ -375,16 +390,49 @@ impl Rooms {
         map.get(id).filter(|h| !h.tx.is_closed()).cloned()
     }
 
+    /// This node in the cluster, if it runs in one.
+    pub fn cluster(&self) -> Option<&(Arc<Cluster>, Arc<remote::Deliveries>)> {
+        self.ctx.cluster.as_ref()
+    }
+
     /// The room of a game if it is in memory (nothing is loaded).
     pub fn in_memory(&self, id: &str) -> Option<RoomHandle> {
         self.lookup(id)
     }
 
     /// The room of a game, restored from the store if it is not in memory.
+    /// In a cluster: the game's room if this node owns it or takes it over
+    /// (nobody alive owns it), else a proxy of its owner's room.
     pub async fn get(self: &Arc<Self>, id: &str) -> Result<Option<RoomHandle>, StoreError> {
         if let Some(h) = self.lookup(id) {
             return Ok(Some(h));
         }
+        if let Some((cluster, deliveries)) = &self.ctx.cluster {
+            match cluster.claim(id).await? {
+                Claim::None => return Ok(None),
+                Claim::Other(owner) => {
+                    return Ok(Some(remote::proxy(
+                        self,
+                        Arc::clone(cluster),
+                        Arc::clone(deliveries),
+                        id,
+                        owner,
+                    )));
+                }
+                Claim::Mine(epoch) => tracing::info!(game = %id, epoch, "taking the game over"),
+            }
+        }
+        let restored = self.restore(id).await;
+        if restored.is_err()
+            && let Some((cluster, _)) = &self.ctx.cluster
+        {
+            cluster.release(id).await;
+        }
+        restored
+    }
+
+    /// Restores a game's room from the store (after its claim, in a cluster).
+    async fn restore(self: &Arc<Self>, id: &str) -> Result<Option<RoomHandle>, StoreError> {
         let Some(stored) = self.ctx.store.load_game(id).await? else {
             return Ok(None);
         };
@@ -400,8 +448,18 @@ impl Rooms {
     /// announcing step), unless another task got there first.
     pub async fn start(self: &Arc<Self>, mut room: Room, step: Step, base_ms: u64) -> Result<RoomHandle, StoreError> {
         room.set_log_keep(self.ctx.log_keep);
-        if let Some(h) = self.lookup(&room.id) {
+        if let Some(h) = self.lookup(&room.id).filter(|h| h.local) {
             return Ok(h);
+        }
+        // A cluster node writes only the games it owns: a new game is taken
+        // here (nobody owns it yet).
+        if let Some((cluster, _)) = &self.ctx.cluster
+            && self.ctx.store.fences().and_then(|f| f.get(&room.id)).is_none()
+        {
+            match cluster.claim(&room.id).await? {
+                Claim::Mine(_) => {}
+                _ => return Err(StoreError::Fenced(room.id.clone())),
+            }
         }
         if !step.is_empty() {
             self.ctx.store.commit(&room.id, room.v(), &step.ops).await?;
@@ -416,15 +474,18 @@ impl Rooms {
         let handle = RoomHandle {
             tx,
             generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
+            local: true,
         };
         {
             let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(h) = map.get(&room.id).filter(|h| !h.tx.is_closed()) {
+            // A proxy of the game's former owner gives way to the room.
+            if let Some(h) = map.get(&room.id).filter(|h| !h.tx.is_closed() && h.local) {
                 return h.clone();
             }
             map.insert(room.id.clone(), handle.clone());
         }
         let actor = Actor {
+            lost: self.ctx.cluster.as_ref().map(|(c, _)| c.lost_token()),
             live_counted: room.phase == protocol::Phase::Live,
             health: self.ctx.store.health(),
             outage: None,
@@ -446,6 +507,63 @@ impl Rooms {
         let run = actor.run(rooms, generation);
         self.ctx.tracker.spawn(run);
         handle
+    }
+
+    /// Cluster mode: takes over every unfinished game that no live node owns
+    /// (its node died, was cut off or stopped), [`ADOPT_BATCH`] at a time, and
+    /// restores their rooms; returns how many.
+    pub async fn adopt_orphans(self: &Arc<Self>) -> usize {
+        use futures_util::StreamExt;
+        let Some((cluster, _)) = &self.ctx.cluster else {
+            return 0;
+        };
+        let mut n = 0;
+        loop {
+            let taken = match cluster.adopt(ADOPT_BATCH).await {
+                Ok(t) => t,
+                Err(e) => {
+                    tracing::warn!(error = %e, "looking for games to take over failed");
+                    return n;
+                }
+            };
+            let count = taken.len();
+            let started = std::time::Instant::now();
+            let results: Vec<_> = futures_util::stream::iter(taken)
+                .map(|(id, epoch)| async move {
+                    let r = self.restore(&id).await;
+                    (id, epoch, r)
+                })
+                .buffer_unordered(8)
+                .collect()
+                .await;
+            for (id, epoch, r) in results {
+                match r {
+                    Ok(Some(_)) => {
+                        n += 1;
+                        tracing::info!(game = %id, epoch, ms = started.elapsed().as_millis() as u64, "game taken over");
+                    }
+                    Ok(None) => cluster.release(&id).await,
+                    Err(e) => {
+                        tracing::error!(game = %id, error = %e, "could not take the game over");
+                        cluster.release(&id).await;
+                    }
+                }
+            }
+            if count < ADOPT_BATCH as usize {
+                return n;
+            }
+        }
+    }
+
+    /// Cluster mode: looks for games to take over every `every` until shutdown.
+    pub async fn keep_adopting(self: Arc<Self>, every: Duration) {
+        loop {
+            tokio::select! {
+                _ = self.ctx.shutdown.cancelled() => return,
+                _ = tokio::time::sleep(every) => {}
+            }
+            self.adopt_orphans().await;
+        }
     }
 
     /// Restores every unfinished game of the store (at start, before the
@@ -522,6 +640,9 @@ impl Rooms {
         Ok(n)
     }
 }
+
+/// Games one node takes over in one statement.
+const ADOPT_BATCH: i64 = 64;
 
 /// A room rebuilt from the store: its announcing step and its game time.
 type Restored = (Room, Step, u64);
@@ -660,6 +781,9 @@ fn storage_unavailable() -> ErrorBody {
 
 struct Actor {
     room: Room,
+    /// Cluster mode: cancelled when this node loses its lease (the game is
+    /// someone else's to take over; the room stops without a write).
+    lost: Option<CancellationToken>,
     /// The store's health, watched to pause the game while it is out.
     health: Option<watch::Receiver<bool>>,
     /// Set while the store is out.
@@ -714,8 +838,10 @@ impl Actor {
             };
             let thinking = self.thinking.as_mut().map(|t| &mut t.task);
             let has_thinking = thinking.is_some();
+            let lost = self.lost.clone();
             let ok = tokio::select! {
                 _ = self.ctx.shutdown.cancelled() => break,
+                _ = async move { lost?.cancelled().await; Some(()) }, if self.lost.is_some() => break,
                 _ = tokio::time::sleep(FINISHED_IDLE), if idle => break,
                 up = health_changed(&mut self.health) => {
                     if up {
@@ -752,12 +878,24 @@ impl Actor {
         for conn in self.conns.values() {
             conn.outbox.kick();
         }
-        let mut map = rooms.map.lock().unwrap_or_else(|e| e.into_inner());
-        if map.get(&self.room.id).is_some_and(|h| h.generation == generation) {
-            map.remove(&self.room.id);
-        }
-        drop(map);
+        let current = {
+            let mut map = rooms.map.lock().unwrap_or_else(|e| e.into_inner());
+            let current = map.get(&self.room.id).is_some_and(|h| h.generation == generation);
+            if current {
+                map.remove(&self.room.id);
+            }
+            current
+        };
         rooms.ctx.metrics.rooms.fetch_sub(1, Ordering::Relaxed);
+        // A cluster node gives up a game whose room stopped (idle, or its
+        // store refused): anyone may take it over at once. At shutdown the
+        // node releases all of its games together, after every room stopped.
+        if current
+            && !self.ctx.shutdown.is_cancelled()
+            && let Some((cluster, _)) = &rooms.ctx.cluster
+        {
+            cluster.release(&self.room.id).await;
+        }
     }
 
     fn update_live_gauge(&mut self) {
@@ -1194,10 +1332,16 @@ impl Actor {
                 }
                 return true;
             }
-            tracing::error!(game = %self.room.id, error = %e, "store commit failed; closing the room");
+            let message = if matches!(e, StoreError::Fenced(_)) {
+                tracing::warn!(game = %self.room.id, "another node took the game over; closing the room");
+                "the game moved to another server; reconnect"
+            } else {
+                tracing::error!(game = %self.room.id, error = %e, "store commit failed; closing the room");
+                "the server could not save; reconnect"
+            };
             let msg = encode(&ServerMsg::Error {
                 code: ErrorCode::Internal,
-                message: "the server could not save; reconnect".into(),
+                message: message.into(),
             });
             for c in self.conns.values() {
                 let _ = c.outbox.send(msg.clone());

@@ -36,6 +36,7 @@ async fn started(tc: TimeControl, grace_ms: u64) -> Harness {
         shutdown: shutdown.clone(),
         log_keep: 64,
         bots: bots::BotPool::new(1),
+        cluster: None,
     });
     let settings = GameSettings {
         variant: Default::default(),

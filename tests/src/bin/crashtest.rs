@@ -49,7 +49,8 @@ const SLACK_MS: i64 = 50;
 
 const USAGE: &str = "usage: crashtest [--kills N] [--games N] [--think-ms MS] [--up-ms MIN,MAX] [--down-ms MAX]
                  [--server PATH|self] [--pg ADMIN_URL] [--settle-ms MS] [--seed N] [--keep-db]
-       crashtest serve --listen ADDR --database-url URL   (the server in-process; used by --server self)
+       crashtest serve --listen ADDR --database-url URL [--nats-url URL --node-name N --lease-ms MS]
+                 (the server in-process; used by --server self and the cluster tests)
 
 Kills the server (SIGKILL) N times while N games are played, restarts it each
 time, then checks every stored game against every move a client saw
@@ -816,14 +817,26 @@ async fn run(o: Options) -> Result<bool> {
 fn serve(mut args: impl Iterator<Item = String>) -> Result<()> {
     let mut listen = None;
     let mut db = None;
+    let mut nats = None;
+    let mut name = None;
+    let mut lease_ms = 3000;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--listen" => listen = args.next(),
             "--database-url" => db = args.next(),
+            "--nats-url" => nats = args.next(),
+            "--node-name" => name = args.next(),
+            "--lease-ms" => lease_ms = args.next().and_then(|s| s.parse().ok()).unwrap_or(lease_ms),
             other => bail!("serve: unknown argument {other}"),
         }
     }
     let listen = listen.ok_or_else(|| anyhow!("serve needs --listen"))?;
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
     let grace = std::env::var("SANGUO_GRACE_SECS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -831,12 +844,30 @@ fn serve(mut args: impl Iterator<Item = String>) -> Result<()> {
     let config = server::Config {
         database_url: db,
         grace: Duration::from_secs(grace),
+        // Every client is on 127.0.0.1: the per-address limits are not under test here.
+        rates: server::limits::RateConfig::unlimited(),
+        max_sockets_per_address: 100_000,
+        // A cluster node (issue 17) when --nats-url is given.
+        cluster: nats.map(|nats_url| server::cluster::ClusterConfig {
+            nats_url,
+            name: name.unwrap_or_else(|| "node".into()),
+            lease: Duration::from_millis(lease_ms),
+        }),
         ..server::Config::default()
     };
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&listen).await?;
-        server::run(listener, config, std::future::pending()).await?;
+        // SIGTERM stops it gracefully (a cluster node hands its games over); SIGKILL is the crash.
+        let term = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut s) => {
+                    s.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        server::run(listener, config, term).await?;
         Ok(())
     })
 }
