@@ -480,10 +480,13 @@ impl Cluster {
                 _ = tokio::time::sleep(every) => {}
             }
             let connected = self.nats.connection_state() == async_nats::connection::State::Connected;
+            // The lease runs from when the renewal was sent, at the latest:
+            // the database measured it from a moment after that.
+            let sent = tokio::time::Instant::now();
             let renewed = if connected { self.renew().await } else { Ok(false) };
             match renewed {
                 Ok(true) => {
-                    last_renewed = tokio::time::Instant::now();
+                    last_renewed = sent;
                     continue;
                 }
                 Ok(false) if !connected && last_renewed.elapsed() < self.lease => continue,
@@ -510,8 +513,9 @@ impl Cluster {
                 .bind(&self.node)
                 .execute(&self.store.pool)
                 .await;
+            let sent = tokio::time::Instant::now();
             if released.is_ok() && self.register().await.is_ok() {
-                last_renewed = tokio::time::Instant::now();
+                last_renewed = sent;
                 tracing::warn!(node = %self.node, "lease taken anew");
             }
         }

@@ -541,3 +541,51 @@ async fn a_rolling_restart_of_every_node_loses_no_move_and_applies_none_twice() 
         );
     }
 }
+
+/// The cluster crash harness, short: a random node SIGKILLed three times
+/// under load (the full run is `crashtest --nodes 3 --kills 30`, docs/CLUSTER.md).
+#[test]
+fn killing_random_nodes_under_load_loses_and_doubles_no_move() {
+    assert!(
+        std::net::TcpStream::connect("127.0.0.1:4222").is_ok(),
+        "nats-server must run on 127.0.0.1:4222 for the cluster tests (.ci/setup starts it)"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_crashtest"))
+        .args([
+            "--server",
+            "self",
+            "--nodes",
+            "3",
+            "--kills",
+            "3",
+            "--games",
+            "6",
+            "--think-ms",
+            "100",
+            "--up-ms",
+            "1500,2500",
+            "--down-ms",
+            "500",
+            "--settle-ms",
+            "3000",
+            "--seed",
+            "11",
+        ])
+        .output()
+        .expect("run crashtest");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "crashtest failed:\n{stdout}\n{stderr}");
+    let field = |name: &str| -> u64 {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in:\n{stdout}"));
+        line[name.len()..].split_whitespace().next().unwrap().parse().unwrap()
+    };
+    assert_eq!(field("violations"), 0, "{stdout}");
+    assert_eq!(field("moves_lost"), 0, "{stdout}");
+    assert_eq!(field("moves_duplicated"), 0, "{stdout}");
+    assert_eq!(field("kills"), 3);
+    assert!(field("moves_acknowledged") > 100, "the games were played:\n{stdout}");
+}

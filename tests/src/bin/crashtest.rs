@@ -23,6 +23,15 @@
 //!   within the game time since the previous event.
 //!
 //! Any violation is printed and the exit status is 1.
+//!
+//! With `--nodes N` (N > 1) the server is a cluster (issue 17, docs/CLUSTER.md):
+//! N node processes on the one database and a NATS server (`--nats-url`),
+//! every game created on a random node and every (re)connection made to a
+//! random node; each kill SIGKILLs one random node, which restarts after the
+//! down time while the others take its games over. Besides the checks above
+//! (but for the per-incarnation clock check, which assumes one server), it
+//! reports each kill's takeover time: from the SIGKILL until no unfinished
+//! game is owned by the killed node any more.
 
 use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
@@ -49,6 +58,7 @@ const SLACK_MS: i64 = 50;
 
 const USAGE: &str = "usage: crashtest [--kills N] [--games N] [--think-ms MS] [--up-ms MIN,MAX] [--down-ms MAX]
                  [--server PATH|self] [--pg ADMIN_URL] [--settle-ms MS] [--seed N] [--keep-db]
+                 [--nodes N [--nats-url URL] [--lease-ms MS]]
        crashtest serve --listen ADDR --database-url URL [--nats-url URL --node-name N --lease-ms MS]
                  (the server in-process; used by --server self and the cluster tests)
 
@@ -71,6 +81,10 @@ struct Options {
     settle_ms: u64,
     seed: u64,
     keep_db: bool,
+    /// Cluster nodes (1: a single server, no NATS).
+    nodes: usize,
+    nats_url: String,
+    lease_ms: u64,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options> {
@@ -85,6 +99,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options> {
         settle_ms: 3_000,
         seed: rand::random(),
         keep_db: false,
+        nodes: 1,
+        nats_url: "nats://127.0.0.1:4222".into(),
+        lease_ms: 1500,
     };
     while let Some(a) = args.next() {
         let mut val = || args.next().ok_or_else(|| anyhow!("{a} needs a value\n{USAGE}"));
@@ -106,6 +123,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options> {
             "--settle-ms" => o.settle_ms = val()?.parse()?,
             "--seed" => o.seed = val()?.parse()?,
             "--keep-db" => o.keep_db = true,
+            "--nodes" => o.nodes = val()?.parse::<usize>()?.max(1),
+            "--nats-url" => o.nats_url = val()?,
+            "--lease-ms" => o.lease_ms = val()?.parse()?,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -187,14 +207,20 @@ struct ServerProc {
     child: Child,
 }
 
-fn spawn_server(o: &Options, listen: &str, db_url: &str, log: &std::fs::File) -> Result<ServerProc> {
+fn spawn_server(o: &Options, listen: &str, db_url: &str, log: &std::fs::File, node: usize) -> Result<ServerProc> {
     let bin = if o.server == "self" {
         std::env::current_exe()?
     } else {
         std::path::PathBuf::from(&o.server)
     };
-    let child = Command::new(&bin)
-        .args(["serve", "--listen", listen, "--database-url", db_url])
+    let mut cmd = Command::new(&bin);
+    cmd.args(["serve", "--listen", listen, "--database-url", db_url]);
+    if o.nodes > 1 {
+        let lease = o.lease_ms.to_string();
+        let name = format!("n{node}");
+        cmd.args(["--nats-url", &o.nats_url, "--node-name", &name, "--lease-ms", &lease]);
+    }
+    let child = cmd
         // Nobody abandons while the server is down or clients reconnect.
         .env("SANGUO_GRACE_SECS", "3600")
         // Every client is on 127.0.0.1: the per-address limits are not under test here.
@@ -278,7 +304,7 @@ type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<t
 /// crash with its last version, until the game ends or the run stops.
 #[allow(clippy::too_many_arguments)]
 async fn seat(
-    ws_url: String,
+    ws_urls: Vec<String>,
     token: String,
     side: Side,
     seen: Arc<Mutex<Seen>>,
@@ -298,6 +324,8 @@ async fn seat(
             tokio::time::sleep(Duration::from_millis(50 + rng.below(100))).await;
         }
         first = false;
+        // A random node each time (one, for a single server).
+        let ws_url = &ws_urls[rng.below(ws_urls.len() as u64) as usize];
         let Ok(Ok((ws, _))) = tokio::time::timeout(
             Duration::from_secs(5),
             tokio_tungstenite::connect_async(ws_url.as_str()),
@@ -480,10 +508,18 @@ fn json<T: serde::Serialize>(m: &T) -> String {
 }
 
 /// Keeps one game going in a slot: when it ends, a new one starts.
-async fn slot(http: reqwest::Client, base: String, o: Options, i: usize, shared: Arc<Shared>, stop: CancellationToken) {
+async fn slot(
+    http: reqwest::Client,
+    bases: Vec<String>,
+    o: Options,
+    i: usize,
+    shared: Arc<Shared>,
+    stop: CancellationToken,
+) {
     let mut rng = Rng(o.seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     while !stop.is_cancelled() {
-        let (id, tokens) = match new_game(&http, &base).await {
+        let base = &bases[rng.below(bases.len() as u64) as usize];
+        let (id, tokens) = match new_game(&http, base).await {
             Ok(g) => g,
             Err(_) => {
                 // The server is down (or restarting): try again.
@@ -494,11 +530,14 @@ async fn slot(http: reqwest::Client, base: String, o: Options, i: usize, shared:
         shared.counts.games_started.fetch_add(1, Ordering::Relaxed);
         let seen = Arc::new(Mutex::new(Seen::default()));
         shared.games.lock().unwrap().push((id.clone(), seen.clone()));
-        let ws_url = format!("{}/api/games/{id}/ws", base.replacen("http", "ws", 1));
+        let ws_urls: Vec<String> = bases
+            .iter()
+            .map(|b| format!("{}/api/games/{id}/ws", b.replacen("http", "ws", 1)))
+            .collect();
         let mut seats = Vec::new();
         for (t, side) in tokens.into_iter().zip(Side::ALL) {
             seats.push(tokio::spawn(seat(
-                ws_url.clone(),
+                ws_urls.clone(),
                 t,
                 side,
                 seen.clone(),
@@ -608,6 +647,10 @@ fn check_record(id: &str, rec: &GameRecord, seen: &Seen, lives: &[Incarnation]) 
             ));
         }
         prev_at = e.at_ms;
+        if lives.is_empty() {
+            // A cluster: game time is checked per owner by the charges above.
+            continue;
+        }
         let Some(life) = lives
             .iter()
             .rev()
@@ -666,6 +709,9 @@ fn pct(sorted: &[Duration], p: f64) -> Duration {
 }
 
 async fn run(o: Options) -> Result<bool> {
+    if o.nodes > 1 {
+        return run_cluster(o).await;
+    }
     let (db_name, db_url) = create_db(&o.pg).await?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let listen = format!("127.0.0.1:{port}");
@@ -683,7 +729,7 @@ async fn run(o: Options) -> Result<bool> {
 
     let start_wall = wall_ms();
     let t0 = Instant::now();
-    let mut server = spawn_server(&o, &listen, &db_url, &log)?;
+    let mut server = spawn_server(&o, &listen, &db_url, &log, 0)?;
     wait_healthy(&http, &base, &mut server).await?;
     let mut current = Incarnation {
         start_wall,
@@ -697,7 +743,7 @@ async fn run(o: Options) -> Result<bool> {
     for i in 0..o.games {
         slots.push(tokio::spawn(slot(
             http.clone(),
-            base.clone(),
+            vec![base.clone()],
             o.clone(),
             i,
             shared.clone(),
@@ -717,7 +763,7 @@ async fn run(o: Options) -> Result<bool> {
             tokio::time::sleep(Duration::from_millis(down)).await;
             let start_wall = wall_ms();
             let t0 = Instant::now();
-            server = spawn_server(&o, &listen, &db_url, &log)?;
+            server = spawn_server(&o, &listen, &db_url, &log, 0)?;
             wait_healthy(&http, &base, &mut server).await?;
             current = Incarnation {
                 start_wall,
@@ -806,6 +852,215 @@ async fn run(o: Options) -> Result<bool> {
     println!("restored_events       {}", c.restored_events.load(Ordering::Relaxed));
     println!(
         "ready_after_start_ms  p50 {}  max {}",
+        pct(&ready, 0.5).as_millis(),
+        pct(&ready, 1.0).as_millis()
+    );
+    println!("violations            {violations}");
+    Ok(violations == 0)
+}
+
+/// `--nodes N`: the same load and checks against a cluster, one random node
+/// killed at a time (see the module's doc).
+async fn run_cluster(o: Options) -> Result<bool> {
+    let (db_name, db_url) = create_db(&o.pg).await?;
+    let listens: Vec<String> = (0..o.nodes)
+        .map(|_| {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map(|a| format!("127.0.0.1:{}", a.port()))
+        })
+        .collect::<std::io::Result<_>>()?;
+    let bases: Vec<String> = listens.iter().map(|l| format!("http://{l}")).collect();
+    let log_path = std::env::temp_dir().join(format!("{db_name}.log"));
+    let log = std::fs::File::create(&log_path)?;
+    println!(
+        "crashtest: seed {} database {db_name} nodes {} lease {} ms log {}",
+        o.seed,
+        o.nodes,
+        o.lease_ms,
+        log_path.display()
+    );
+    let http = reqwest::Client::builder().pool_max_idle_per_host(8).build()?;
+    let mut db = PgConnection::connect(&db_url).await?;
+    let mut rng = Rng(o.seed | 1);
+    let mut servers = Vec::new();
+    for (i, l) in listens.iter().enumerate() {
+        // One at a time: the first runs the migrations.
+        let mut s = spawn_server(&o, l, &db_url, &log, i)?;
+        wait_healthy(&http, &bases[i], &mut s).await?;
+        servers.push(s);
+    }
+    let shared = Arc::new(Shared::default());
+    let stop = CancellationToken::new();
+    let mut slots = Vec::new();
+    for i in 0..o.games {
+        slots.push(tokio::spawn(slot(
+            http.clone(),
+            bases.clone(),
+            o.clone(),
+            i,
+            shared.clone(),
+            stop.clone(),
+        )));
+    }
+    let mut takeovers: Vec<Duration> = Vec::new();
+    let mut ready: Vec<Duration> = Vec::new();
+    let outcome: Result<()> = async {
+        for k in 1..=o.kills {
+            let up = o.up_ms.0 + rng.below(o.up_ms.1 - o.up_ms.0 + 1);
+            tokio::time::sleep(Duration::from_millis(up)).await;
+            let victim = rng.below(o.nodes as u64) as usize;
+            let name = format!("n{victim}-%");
+            let owned: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM games g JOIN nodes n ON n.id = g.owner_node \
+                 WHERE g.owner_node LIKE $1 AND g.phase <> 'finished'",
+            )
+            .bind(&name)
+            .fetch_one(&mut db)
+            .await?;
+            let node_id: Option<String> = sqlx::query_scalar("SELECT id FROM nodes WHERE id LIKE $1")
+                .bind(&name)
+                .fetch_optional(&mut db)
+                .await?;
+            servers[victim].child.kill().context("SIGKILL")?;
+            servers[victim].child.wait()?;
+            let killed = Instant::now();
+            let down = rng.below(o.down_ms + 1);
+            // The takeover: until none of its unfinished games is the dead node's.
+            let mut taken = None;
+            while let Some(id) = &node_id {
+                let left: i64 = sqlx::query_scalar(
+                    "SELECT count(*) FROM games WHERE owner_node = $1 AND phase <> 'finished'",
+                )
+                .bind(id)
+                .fetch_one(&mut db)
+                .await?;
+                if left == 0 {
+                    taken = Some(killed.elapsed());
+                    break;
+                }
+                if killed.elapsed() > Duration::from_secs(60) {
+                    shared.violation(format!("node {id}'s games were not taken over within 60 s"));
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            if owned > 0
+                && let Some(t) = taken
+            {
+                takeovers.push(t);
+            }
+            let since = killed.elapsed().as_millis() as u64;
+            tokio::time::sleep(Duration::from_millis(down.saturating_sub(since))).await;
+            let t0 = Instant::now();
+            servers[victim] = spawn_server(&o, &listens[victim], &db_url, &log, victim)?;
+            wait_healthy(&http, &bases[victim], &mut servers[victim]).await?;
+            ready.push(t0.elapsed());
+            println!(
+                "crashtest: kill {k}/{}: node n{victim} after {up} ms up, owning {owned} games; taken over in {} ms; back in {} ms; acknowledged so far {}",
+                o.kills,
+                taken.map_or(-1, |t| t.as_millis() as i64),
+                t0.elapsed().as_millis(),
+                shared
+                    .games
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .map(|(_, s)| s.lock().unwrap().acked.len())
+                    .sum::<usize>()
+            );
+        }
+        Ok(())
+    }
+    .await;
+    tokio::time::sleep(Duration::from_millis(o.settle_ms)).await;
+    stop.cancel();
+    for s in slots {
+        let _ = tokio::time::timeout(Duration::from_secs(10), s).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut stored_total = 0usize;
+    let mut acked_total = 0usize;
+    let mut finished = 0usize;
+    let mut lost = 0usize;
+    let mut duplicated = 0usize;
+    let games = shared.games.lock().unwrap().clone();
+    let check: Result<()> = async {
+        outcome?;
+        for (n, (id, seen)) in games.iter().enumerate() {
+            let rec: GameRecord = http
+                .get(format!("{}/api/games/{id}/record", bases[n % bases.len()]))
+                .send()
+                .await?
+                .error_for_status()?
+                .json()
+                .await?;
+            let seen = seen.lock().unwrap();
+            lost += seen
+                .acked
+                .iter()
+                .filter(|(ply, (side, mv))| {
+                    rec.moves
+                        .get(**ply as usize)
+                        .is_none_or(|m| m.side != *side || &m.mv != mv)
+                })
+                .count();
+            duplicated += rec
+                .moves
+                .iter()
+                .enumerate()
+                .filter(|(i, m)| m.ply as usize != *i)
+                .count();
+            let (v, n) = check_record(id, &rec, &seen, &[]);
+            for x in v {
+                shared.violation(x);
+            }
+            stored_total += n;
+            acked_total += seen.acked.len();
+            finished += usize::from(rec.phase == Phase::Finished);
+        }
+        Ok(())
+    }
+    .await;
+    for s in &mut servers {
+        let _ = s.child.kill();
+        let _ = s.child.wait();
+    }
+    let _ = db.close().await;
+    if !o.keep_db {
+        drop_db(&o.pg, &db_name).await;
+    }
+    check?;
+    let c = &shared.counts;
+    takeovers.sort_unstable();
+    ready.sort_unstable();
+    let violations = shared.violations.lock().unwrap().len();
+    println!("nodes                 {}", o.nodes);
+    println!("kills                 {}", o.kills);
+    println!("games                 {} ({} finished)", games.len(), finished);
+    println!("moves_sent            {}", c.moves_sent.load(Ordering::Relaxed));
+    println!("moves_acknowledged    {acked_total}");
+    println!("moves_stored          {stored_total}");
+    println!("moves_lost            {lost}");
+    println!("moves_duplicated      {duplicated}");
+    println!(
+        "resent_after_restart  {} (duplicate_move {}, stale_move {})",
+        c.resent.load(Ordering::Relaxed),
+        c.duplicate_answers.load(Ordering::Relaxed),
+        c.stale_answers.load(Ordering::Relaxed)
+    );
+    println!("other_errors          {}", c.other_errors.load(Ordering::Relaxed));
+    println!("reconnects            {}", c.reconnects.load(Ordering::Relaxed));
+    println!("restored_events       {}", c.restored_events.load(Ordering::Relaxed));
+    println!(
+        "takeover_ms           p50 {}  max {}  (of {} kills of a node owning games; lease {} ms)",
+        pct(&takeovers, 0.5).as_millis(),
+        pct(&takeovers, 1.0).as_millis(),
+        takeovers.len(),
+        o.lease_ms
+    );
+    println!(
+        "node_ready_ms         p50 {}  max {}",
         pct(&ready, 0.5).as_millis(),
         pct(&ready, 1.0).as_millis()
     );
