@@ -37,22 +37,84 @@ struct Cluster {
     db: TestDb,
     nodes: Vec<Option<Node>>,
     addrs: Vec<SocketAddr>,
+    /// Per node: the database URL and the NATS URL it is given (through a
+    /// [`Cut`] for a node the test partitions).
+    urls: Vec<(String, String)>,
+}
+
+/// A TCP relay that the test can cut (every connection through it reset,
+/// new ones refused) and heal: a network partition between one node and a
+/// service.
+struct Cut {
+    addr: SocketAddr,
+    cut: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    conns: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>>,
+}
+
+impl Cut {
+    async fn to(target: &'static str) -> Cut {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let cut = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let conns = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (c, k) = (cut.clone(), conns.clone());
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                if c.load(std::sync::atomic::Ordering::SeqCst) {
+                    continue;
+                }
+                let h = tokio::spawn(async move {
+                    if let Ok(mut out) = TcpStream::connect(target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut out).await;
+                    }
+                });
+                k.lock().unwrap().push(h.abort_handle());
+            }
+        });
+        Cut { addr, cut, conns }
+    }
+
+    fn cut(&self) {
+        self.cut.store(true, std::sync::atomic::Ordering::SeqCst);
+        for h in self.conns.lock().unwrap().drain(..) {
+            h.abort();
+        }
+    }
+
+    fn heal(&self) {
+        self.cut.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 impl Cluster {
     async fn start(n: usize) -> Cluster {
+        Cluster::start_with(n, Vec::new()).await
+    }
+
+    /// `n` nodes; `urls[i]`, where given, replaces node i's database and NATS URLs.
+    async fn start_with(n: usize, urls: Vec<(String, String)>) -> Cluster {
         assert!(
             TcpStream::connect("127.0.0.1:4222").await.is_ok(),
             "nats-server must run on 127.0.0.1:4222 for the cluster tests (.ci/setup starts it)"
         );
         let db = TestDb::create().await;
+        // A node's URLs through a cut: the database's name is only known now.
+        let urls: Vec<(String, String)> = urls
+            .into_iter()
+            .map(|(pg, nats)| (db.url.replace("127.0.0.1:5432", &pg), nats))
+            .collect();
         let addrs: Vec<SocketAddr> = (0..n)
             .map(|_| format!("127.0.0.1:{}", free_port()).parse().unwrap())
+            .collect();
+        let shared = (db.url.clone(), NATS.to_owned());
+        let urls = (0..n)
+            .map(|i| urls.get(i).cloned().unwrap_or_else(|| shared.clone()))
             .collect();
         let mut c = Cluster {
             db,
             nodes: (0..n).map(|_| None).collect(),
             addrs,
+            urls,
         };
         // The first alone, so that it runs the migrations before the others connect.
         c.spawn(0).await;
@@ -71,9 +133,9 @@ impl Cluster {
                 "--listen",
                 &addr.to_string(),
                 "--database-url",
-                &self.db.url,
+                &self.urls[i].0,
                 "--nats-url",
-                NATS,
+                &self.urls[i].1,
                 "--node-name",
                 &format!("n{i}"),
                 "--lease-ms",
@@ -588,4 +650,66 @@ fn killing_random_nodes_under_load_loses_and_doubles_no_move() {
     assert_eq!(field("moves_duplicated"), 0, "{stdout}");
     assert_eq!(field("kills"), 3);
     assert!(field("moves_acknowledged") > 100, "the games were played:\n{stdout}");
+}
+
+/// Counts a game's stored event rows.
+async fn stored_events(db: &TestDb, game: &str) -> i64 {
+    let pool = sqlx::PgPool::connect(&db.url).await.expect("db");
+    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM events WHERE game_id = $1")
+        .bind(game)
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+    pool.close().await;
+    n
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partitioned_owner_stops_acknowledging_and_never_writes_the_games_it_lost() {
+    // Node n0 reaches Postgres and NATS only through cuts.
+    let pg = Cut::to("127.0.0.1:5432").await;
+    let nats = Cut::to("127.0.0.1:4222").await;
+    let mut c = Cluster::start_with(3, vec![(pg.addr.to_string(), format!("nats://{}", nats.addr))]).await;
+    // n0 owns the game; W plays on n0 itself, the others on n1 and n2.
+    let (game, mut viewers) = table(&c, 0, [0, 1, 2], 2).await;
+    play(&mut viewers, 6).await;
+    assert_eq!(c.owner(&game).await.as_deref(), Some("n0"));
+    let acked_before = viewers[0].moves.len();
+    // The partition: n0 loses Postgres and NATS at once.
+    pg.cut();
+    nats.cut();
+    let cut_at = Instant::now();
+    // The game goes on: its clients reconnect to n1 and n2, one of which takes it over.
+    play(&mut viewers, 8).await;
+    let owner = c.owner(&game).await.expect("an owner");
+    assert_ne!(owner, "n0", "a node that can reach the store owns the game now");
+    assert!(viewers[0].moves.len() > acked_before, "moves were played after the cut");
+    eprintln!("partition: play resumed within {:?}", cut_at.elapsed());
+    // n0 comes back: it writes nothing for the game it lost.
+    let before = stored_events(&c.db, &game).await;
+    pg.heal();
+    nats.heal();
+    tokio::time::sleep(Duration::from_millis(3 * LEASE_MS)).await;
+    for v in viewers.iter_mut() {
+        v.pump(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        stored_events(&c.db, &game).await,
+        before,
+        "nobody wrote while nobody played: n0 wrote nothing when it came back"
+    );
+    // And the game finishes on the new owner, with every acknowledged move stored once.
+    play(&mut viewers, 4).await;
+    finish(&mut viewers).await;
+    let record = c.api(1).record(&game).await;
+    let stored: Vec<(u32, String)> = record.moves.iter().map(|m| (m.ply, m.mv.clone())).collect();
+    for (k, m) in stored.iter().enumerate() {
+        assert_eq!(m.0 as usize, k, "plies stored once each, in order");
+    }
+    for v in &viewers {
+        for m in &v.moves {
+            assert!(stored.contains(m), "{}: acknowledged {m:?} is in the record", v.name);
+        }
+    }
+    c.kill(0);
 }
