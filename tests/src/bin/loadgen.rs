@@ -807,7 +807,7 @@ impl Game<'_> {
     /// spawns readers feeding one channel.
     async fn open(
         &self,
-        url: &str,
+        urls: [String; 3],
         hellos: [Option<String>; 3],
     ) -> Result<(
         Vec<Writer>,
@@ -817,7 +817,8 @@ impl Game<'_> {
         let (tx, rx) = mpsc::unbounded_channel::<(usize, Message, Instant)>();
         let mut writers = Vec::new();
         let mut readers = Vec::new();
-        for (i, hello) in hellos.into_iter().enumerate() {
+        for (i, (hello, url)) in hellos.into_iter().zip(urls).enumerate() {
+            let url = url.as_str();
             let ws = match self.local {
                 None => tokio_tungstenite::connect_async(url).await.context("connect")?.0,
                 Some(ip) => connect_from(ip, url).await?,
@@ -864,8 +865,13 @@ impl Game<'_> {
 
     /// Plays one game to its end (or until the run stops).
     async fn play(&self, http: &reqwest::Client, rng: &mut u64, first: &mut bool) -> Result<()> {
-        let base = self.opts.url.trim_end_matches('/');
+        // A cluster's nodes (`--url A,B,C`): the game is made on a random one,
+        // each seat's socket opened on a random one.
+        let nodes: Vec<&str> = self.opts.url.split(',').map(|u| u.trim().trim_end_matches('/')).collect();
+        let mut pick = || nodes[(next(rng) % nodes.len() as u64) as usize];
+        let base = pick();
         let (id, sessions) = new_game(http, base, true, None, self.variant).await?;
+        let urls = [pick(), pick(), pick()].map(|b| format!("{}/api/games/{id}/ws", ws_base(b)));
         let hellos = [0, 1, 2].map(|i| {
             serde_json::to_string(&ClientMsg::Hello {
                 protocol: PROTOCOL_VERSION,
@@ -874,9 +880,7 @@ impl Game<'_> {
             })
             .ok()
         });
-        let (mut writers, mut rx, _guard) = self
-            .open(&format!("{}/api/games/{id}/ws", ws_base(base)), hellos)
-            .await?;
+        let (mut writers, mut rx, _guard) = self.open(urls, hellos).await?;
         if std::mem::take(first) {
             self.totals.games_started.fetch_add(1, Ordering::Relaxed);
         }
@@ -959,7 +963,7 @@ impl Game<'_> {
     /// receive; runs until the run stops.
     async fn play_relay(&self, g: usize, rng: &mut u64, first: &mut bool) -> Result<()> {
         let url = format!("{}/relay/{g}", ws_base(&self.opts.url));
-        let (mut writers, mut rx, _guard) = self.open(&url, [None, None, None]).await?;
+        let (mut writers, mut rx, _guard) = self.open([url.clone(), url.clone(), url], [None, None, None]).await?;
         if std::mem::take(first) {
             self.totals.games_started.fetch_add(1, Ordering::Relaxed);
         }
@@ -1193,7 +1197,8 @@ const USAGE: &str = "usage: loadgen --url URL [--mode games|relay|idle|rooms] [-
                [--variants sanguo,anqi,yanyi] [--each-alone]
 
 games  (default) N concurrent games (3 WebSocket clients each) of random legal moves:
-       moves/s, latency from sending a move to every seat receiving it
+       moves/s, latency from sending a move to every seat receiving it. --url A,B,C: the
+       nodes of a cluster; each game is made on a random node, each socket opened on one
        (p50/p90/p99/p999/max), connections held, the mean `moved` message size.
 relay  the same shape against the `relay` baseline (messages of --relay-bytes, default 1500).
 idle   --connections N spectator sockets that only answer heartbeats, --per-game (100)
