@@ -263,6 +263,19 @@ pub enum ClusterError {
     Store(#[from] StoreError),
 }
 
+/// What nodes tell each other (presence, penalties), on `sanguo.shared.*`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+enum Shared {
+    /// Every (game, player) a node's sockets hold now.
+    Presence { node: String, keys: Vec<(String, String)> },
+    /// A node cut a client off for flooding.
+    Penalty { node: String, key: String, wait_ms: u64 },
+}
+
+/// How often a node publishes its presence.
+const PRESENCE_EVERY: Duration = Duration::from_secs(4);
+
 /// The subject a node's commands arrive on.
 pub fn cmd_subject(node: &str) -> String {
     format!("sanguo.node.{node}.cmd")
@@ -308,6 +321,7 @@ impl Cluster {
             leased: AtomicBool::new(false),
         };
         cluster.register().await?;
+        cluster.store.set_node(&cluster.node);
         tracing::info!(node = %cluster.node, lease_ms = cluster.lease.as_millis() as u64, "joined the cluster");
         Ok(cluster)
     }
@@ -464,6 +478,64 @@ impl Cluster {
             }
         }
         let _ = self.nats.flush().await;
+    }
+
+    /// Tells the other nodes that `key` was cut off for flooding for `wait`:
+    /// they keep it out as long (one penalty box for the whole cluster).
+    pub fn share_penalty(&self, key: &str, wait: Duration) {
+        let msg = Shared::Penalty {
+            node: self.node.clone(),
+            key: key.to_owned(),
+            wait_ms: wait.as_millis() as u64,
+        };
+        let nats = self.nats.clone();
+        if let Ok(body) = serde_json::to_vec(&msg) {
+            tokio::spawn(async move {
+                let _ = nats.publish("sanguo.shared.penalty", body.into()).await;
+            });
+        }
+    }
+
+    /// Cluster-wide state that lives in memory: publishes this node's
+    /// presence every few seconds, and takes the others' presence and
+    /// penalties into this node's maps, until shutdown.
+    pub async fn share_state(
+        self: std::sync::Arc<Self>,
+        penalties: std::sync::Arc<crate::penalty::PenaltyBox>,
+        limits: std::sync::Arc<crate::limits::Limits>,
+        shutdown: CancellationToken,
+    ) {
+        use futures_util::StreamExt;
+        let mut sub = match self.nats.subscribe("sanguo.shared.*").await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot subscribe to the cluster's shared state");
+                return;
+            }
+        };
+        let mut tick = tokio::time::interval(PRESENCE_EVERY);
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = tick.tick() => {
+                    let msg = Shared::Presence { node: self.node.clone(), keys: limits.presence.local() };
+                    if let Ok(body) = serde_json::to_vec(&msg) {
+                        let _ = self.nats.publish("sanguo.shared.presence", body.into()).await;
+                    }
+                }
+                m = sub.next() => {
+                    let Some(m) = m else { return };
+                    match serde_json::from_slice::<Shared>(&m.payload) {
+                        Ok(Shared::Presence { node, keys }) if node != self.node => limits.presence.set_remote(&node, keys),
+                        Ok(Shared::Penalty { node, key, wait_ms }) if node != self.node => {
+                            penalties.impose(&key, Duration::from_millis(wait_ms), std::time::Instant::now());
+                        }
+                        Ok(_) => {}
+                        Err(e) => tracing::debug!(error = %e, "unreadable shared state"),
+                    }
+                }
+            }
+        }
     }
 
     /// The lease's life: renews it every third of its length while NATS is

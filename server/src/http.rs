@@ -219,14 +219,18 @@ async fn variants() -> Json<Vec<protocol::VariantInfo>> {
     path = "/healthz",
     responses(
         (status = 200, description = "the store answers", body = String, content_type = "text/plain"),
-        (status = 503, description = "the store is unreachable", body = String, content_type = "text/plain"),
+        (status = 503, description = "the store is unreachable, or (cluster) this node holds no lease", body = String, content_type = "text/plain"),
     )
 )]
 async fn healthz(State(s): State<AppState>) -> impl IntoResponse {
-    if s.store.ping().await {
-        (StatusCode::OK, "ok\n")
-    } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "store unreachable\n")
+    if !s.store.ping().await {
+        return (StatusCode::SERVICE_UNAVAILABLE, "store unreachable\n");
+    }
+    // A cluster node without its lease (cut off from NATS or Postgres a
+    // while ago) serves no game: a load balancer sends clients elsewhere.
+    match s.rooms.cluster() {
+        Some((node, _)) if !node.is_leased() => (StatusCode::SERVICE_UNAVAILABLE, "no lease in the cluster\n"),
+        _ => (StatusCode::OK, "ok\n"),
     }
 }
 

@@ -223,6 +223,8 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
         bots: room::bots::BotPool::new(config.bot_threads),
         cluster: node.clone(),
     });
+    let penalties = Arc::new(penalty::PenaltyBox::new(config.flood_cooldown));
+    let limits = Arc::new(limits::Limits::new(&config, &metrics));
     match &node {
         None => {
             let restored = rooms.restore_all().await?;
@@ -243,14 +245,15 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
                 shutdown.clone(),
             ));
             tracker.spawn(Arc::clone(node).keep_lease(shutdown.clone()));
+            tracker.spawn(Arc::clone(node).share_state(Arc::clone(&penalties), Arc::clone(&limits), shutdown.clone()));
             let adopted = rooms.adopt_orphans().await;
             tracing::info!(adopted, node = %node.node, "games without a live owner taken over");
             tracker.spawn(Arc::clone(&rooms).keep_adopting(node.lease / 6));
         }
     }
     Ok(AppState {
-        penalties: Arc::new(penalty::PenaltyBox::new(config.flood_cooldown)),
-        limits: Arc::new(limits::Limits::new(&config, &metrics)),
+        penalties,
+        limits,
         finished: Arc::default(),
         lobby: Arc::default(),
         pairing: Arc::default(),

@@ -619,9 +619,25 @@ impl BotGames {
 }
 
 /// Who is connected to which game (by player id), kept by the sockets, so
-/// that the lobby shows presence without asking every room.
+/// that the lobby shows presence without asking every room. In a cluster it
+/// also holds what the other nodes last said their sockets hold
+/// ([`crate::cluster::Cluster::share_state`]), forgotten when a node stops
+/// saying it.
 #[derive(Debug, Default)]
-pub struct Presence(Arc<Mutex<HashMap<(String, String), usize>>>);
+pub struct Presence(
+    Arc<Mutex<HashMap<(String, String), usize>>>,
+    Mutex<HashMap<String, RemotePresence>>,
+);
+
+/// Another node's presence, as it last published it.
+#[derive(Debug)]
+struct RemotePresence {
+    at: std::time::Instant,
+    keys: std::collections::HashSet<(String, String)>,
+}
+
+/// A node's published presence is believed this long.
+pub const REMOTE_PRESENCE_TTL: Duration = Duration::from_secs(12);
 
 /// A player's connection to a game, counted while it lives.
 #[derive(Debug)]
@@ -647,10 +663,42 @@ impl Presence {
         }
     }
 
-    /// Whether `player` has a connection to `game`.
+    /// Whether `player` has a connection to `game` (on any node).
     pub fn online(&self, game: &str, player: &str) -> bool {
-        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.contains_key(&(game.to_owned(), player.to_owned()))
+        let key = (game.to_owned(), player.to_owned());
+        if self.0.lock().unwrap_or_else(|e| e.into_inner()).contains_key(&key) {
+            return true;
+        }
+        let remote = self.1.lock().unwrap_or_else(|e| e.into_inner());
+        let now = std::time::Instant::now();
+        remote
+            .values()
+            .any(|r| now.duration_since(r.at) < REMOTE_PRESENCE_TTL && r.keys.contains(&key))
+    }
+
+    /// This node's connections (game, player), to publish to the others.
+    pub fn local(&self) -> Vec<(String, String)> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    /// What node `node` says its sockets hold now; nodes silent for
+    /// [`REMOTE_PRESENCE_TTL`] are forgotten.
+    pub fn set_remote(&self, node: &str, keys: Vec<(String, String)>) {
+        let now = std::time::Instant::now();
+        let mut remote = self.1.lock().unwrap_or_else(|e| e.into_inner());
+        remote.retain(|_, r| now.duration_since(r.at) < REMOTE_PRESENCE_TTL);
+        remote.insert(
+            node.to_owned(),
+            RemotePresence {
+                at: now,
+                keys: keys.into_iter().collect(),
+            },
+        );
     }
 }
 

@@ -78,6 +78,19 @@ impl PenaltyBox {
         self.len() == 0
     }
 
+    /// Another node cut `key` off for `wait` (a cluster shares its penalty
+    /// box): it waits here as long, unless it waits longer already.
+    pub fn impose(&self, key: &str, wait: Duration, now: Instant) {
+        if self.base.is_zero() {
+            return;
+        }
+        let strikes = (wait.as_millis() / self.base.as_millis().max(1)).max(1).ilog2();
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let e = entries.entry(key.to_owned()).or_insert(Entry { until: now, strikes });
+        e.until = e.until.max(now + wait);
+        e.strikes = e.strikes.max(strikes);
+    }
+
     /// `key` was cut off for flooding: it waits, longer each time in a row.
     /// Returns the wait.
     pub fn cut_off(&self, key: &str, now: Instant) -> Duration {

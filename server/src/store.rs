@@ -272,6 +272,8 @@ pub struct Store {
     /// Cluster mode: the lease epoch of every game this node owns, checked
     /// by every commit of the game (`None`: one node, no fencing).
     fences: Option<Arc<Fences>>,
+    /// Cluster mode: this node's id, the owner of the games it creates.
+    node: Arc<std::sync::OnceLock<String>>,
 }
 
 /// The lease epochs of the games a node owns (issue 17). Every commit of a
@@ -475,6 +477,26 @@ impl Store {
         Self::open(url, metrics, true).await
     }
 
+    /// Cluster mode: the games this store creates are owned by `node` from
+    /// their first row (epoch 1), so that no other node takes a game over
+    /// between its creation and its room's start.
+    pub fn set_node(&self, node: &str) {
+        let _ = self.node.set(node.to_owned());
+    }
+
+    /// Cluster mode: the node that owns the games this store creates.
+    pub(crate) fn creator_node(&self) -> Option<&str> {
+        self.node.get().filter(|_| self.fences.is_some()).map(String::as_str)
+    }
+
+    /// Cluster mode: a game this node just created (owner from its first
+    /// row, epoch 1) is fenced by epoch 1.
+    pub(crate) fn owned_from_birth(&self, game: &str) {
+        if let (Some(_), Some(fences)) = (self.creator_node(), &self.fences) {
+            fences.set(game, 1);
+        }
+    }
+
     /// The lease epochs this node's commits are fenced by (cluster mode).
     pub fn fences(&self) -> Option<&Arc<Fences>> {
         self.fences.as_ref()
@@ -508,6 +530,7 @@ impl Store {
             writer: None,
             health: Arc::new(watch::channel(true).0),
             fences: fenced.then(Arc::default),
+            node: Arc::default(),
         };
         let (tx, rx) = mpsc::channel(4 * MAX_BATCH);
         tokio::spawn(store.clone().group_commit(rx));
@@ -673,9 +696,10 @@ impl Store {
         secret: Option<&str>,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
+        let owner = self.creator_node();
         sqlx::query(
-            "INSERT INTO games (id, created_by, phase, settings, initial_position, public, v, created_ms, variant) \
-             VALUES ($1, $2, 'open', $3, $4, $5, 0, $6, $7)",
+            "INSERT INTO games (id, created_by, phase, settings, initial_position, public, v, created_ms, variant, \
+             owner_node, owner_epoch) VALUES ($1, $2, 'open', $3, $4, $5, 0, $6, $7, $8, $9)",
         )
         .bind(id)
         .bind(created_by)
@@ -684,6 +708,8 @@ impl Store {
         .bind(i64::from(settings.public))
         .bind(wall_ms())
         .bind(settings.variant.key())
+        .bind(owner)
+        .bind(i64::from(owner.is_some()))
         .execute(&mut *tx)
         .await
         .map_err(conflict)?;
@@ -691,6 +717,7 @@ impl Store {
             Self::write_secret(&mut tx, id, secret).await?;
         }
         tx.commit().await?;
+        self.owned_from_birth(id);
         Ok(())
     }
 

@@ -627,9 +627,14 @@ async fn connection(
             strikes += 1;
             s.metrics.refused.fetch_add(1, Ordering::Relaxed);
             if strikes > MAX_STRIKES {
-                let wait = penalty_key
-                    .as_deref()
-                    .map(|k| s.penalties.cut_off(k, std::time::Instant::now()));
+                let wait = penalty_key.as_deref().map(|k| {
+                    let wait = s.penalties.cut_off(k, std::time::Instant::now());
+                    // One penalty box for the whole cluster.
+                    if let Some((node, _)) = s.rooms.cluster() {
+                        node.share_penalty(k, wait);
+                    }
+                    wait
+                });
                 tracing::info!(conn, ?wait, oversized, "closing a flooding connection");
                 break if oversized { End::Oversized } else { End::Flood };
             }

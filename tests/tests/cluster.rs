@@ -713,3 +713,62 @@ async fn a_partitioned_owner_stops_acknowledging_and_never_writes_the_games_it_l
     }
     c.kill(0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_shows_presence_and_the_penalty_box_holds_on_every_node() {
+    let c = Cluster::start(3).await;
+    // A public game waiting for players, made on n0; its creator sits and connects on n1.
+    let creator = c.api(1).guest().await;
+    let game = c
+        .api(0)
+        .create_game(&creator.token, &protocol::CreateGame::default())
+        .await
+        .id;
+    c.api(1).join(&creator.token, &game, Some(Side::W)).await.expect("join");
+    let online_on = |node: usize| {
+        let api = c.api(node);
+        let game = game.clone();
+        async move {
+            let list: Vec<protocol::GameSummary> = api.get("/api/games").await.expect("lobby");
+            let g = list.iter().find(|g| g.id == game).expect("the game is in the lobby");
+            g.seats[0].as_ref().is_some_and(|s| s.online)
+        }
+    };
+    let ws = sanguo_tests::harness::Client::connect(c.addrs[1], &game, Some(&creator.token), None).await;
+    // Seen online from n2, whose sockets hold nobody of this game.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !online_on(2).await {
+        assert!(
+            Instant::now() < deadline,
+            "n2's lobby never showed the player on n1 online"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    ws.close().await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while online_on(2).await {
+        assert!(Instant::now() < deadline, "n2's lobby never showed the player gone");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // An anonymous client floods a socket on n0 and is cut off; n1 keeps it out too.
+    let mut f = sanguo_tests::harness::Client::connect(c.addrs[0], &game, None, None).await;
+    for n in 0..400 {
+        if f.try_send(&ClientMsg::Ping { n }).await.is_err() {
+            break;
+        }
+    }
+    let (code, reason) = f.close_frame().await.expect("a Close frame");
+    assert_eq!((code, reason.as_str()), (1008, server::ws::FLOOD_CLOSE_REASON));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut again = sanguo_tests::harness::Client::connect_raw(c.addrs[1], &game).await;
+    again
+        .send(&ClientMsg::Hello {
+            protocol: PROTOCOL_VERSION,
+            token: None,
+            v: None,
+        })
+        .await;
+    assert_eq!(again.error().await, protocol::ErrorCode::RateLimited);
+    assert!(again.errors[0].message.contains("flooding"), "{:?}", again.errors);
+}

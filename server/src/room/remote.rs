@@ -671,3 +671,56 @@ async fn pump(inbox: super::Inbox, nats: async_nats::Client, subject: String, co
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(conn: u64, seq: u64, text: &str) -> Bytes {
+        Bytes::from(format!("{conn} {seq}\n{text}"))
+    }
+
+    #[test]
+    fn relayed_messages_arrive_in_order_and_a_gap_closes_the_connection() {
+        let d = Deliveries::default();
+        let (outbox, inbox) = outbox(8);
+        d.insert(7, outbox.clone());
+        d.deliver(msg(7, 1, "{\"a\":1}"));
+        d.deliver(msg(7, 2, "{\"a\":2}"));
+        // Another connection's message, or one for nobody: ignored.
+        d.deliver(msg(8, 1, "x"));
+        assert_eq!(inbox.try_recv().as_deref(), Some("{\"a\":1}"));
+        assert_eq!(inbox.try_recv().as_deref(), Some("{\"a\":2}"));
+        assert!(!outbox.is_kicked());
+        // Message 3 went missing: 4 closes the connection (its client reconnects and catches up).
+        d.deliver(msg(7, 4, "{\"a\":4}"));
+        assert!(outbox.is_kicked());
+        assert_eq!(inbox.try_recv(), None);
+        // And it is forgotten: nothing more reaches it.
+        d.deliver(msg(7, 5, "late"));
+        assert_eq!(inbox.try_recv(), None);
+    }
+
+    #[test]
+    fn a_kick_from_the_owner_closes_the_connection() {
+        let d = Deliveries::default();
+        let (outbox, _inbox) = outbox(8);
+        d.insert(3, outbox.clone());
+        d.deliver(Bytes::from("3 1 kick\n"));
+        assert!(outbox.is_kicked());
+    }
+
+    #[test]
+    fn a_malformed_delivery_changes_nothing() {
+        let d = Deliveries::default();
+        let (outbox, inbox) = outbox(8);
+        d.insert(1, outbox.clone());
+        for bad in ["", "1", "x 1\nhi", "1 y\nhi", "1 1 hi"] {
+            d.deliver(Bytes::from(bad));
+        }
+        assert!(!outbox.is_kicked());
+        assert_eq!(inbox.try_recv(), None);
+        d.deliver(msg(1, 1, "ok"));
+        assert_eq!(inbox.try_recv().as_deref(), Some("ok"));
+    }
+}

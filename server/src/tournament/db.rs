@@ -466,10 +466,17 @@ impl Store {
             .collect())
     }
 
-    async fn insert_game(tx: &mut sqlx::AnyConnection, organizer: &str, g: &NewGame) -> Result<(), StoreError> {
+    /// Inserts a table's game. Cluster mode: owned by this node from its first
+    /// row (epoch 1, fenced once the transaction commits: [`Store::owned_from_birth`]).
+    async fn insert_game(
+        tx: &mut sqlx::AnyConnection,
+        organizer: &str,
+        g: &NewGame,
+        owner: Option<&str>,
+    ) -> Result<(), StoreError> {
         sqlx::query(
-            "INSERT INTO games (id, created_by, phase, settings, initial_position, public, v, created_ms, variant) \
-             VALUES ($1, $2, 'open', $3, $4, $5, $6, $7, $8)",
+            "INSERT INTO games (id, created_by, phase, settings, initial_position, public, v, created_ms, variant, \
+             owner_node, owner_epoch) VALUES ($1, $2, 'open', $3, $4, $5, $6, $7, $8, $9, $10)",
         )
         .bind(g.id.as_str())
         .bind(organizer)
@@ -479,6 +486,8 @@ impl Store {
         .bind(g.v as i64)
         .bind(wall_ms())
         .bind(g.settings.variant.key())
+        .bind(owner)
+        .bind(i64::from(owner.is_some()))
         .execute(&mut *tx)
         .await?;
         for op in &g.ops {
@@ -515,7 +524,7 @@ impl Store {
             return Err(StoreError::Conflict);
         }
         for g in games {
-            Self::insert_game(&mut tx, &t.organizer, g).await?;
+            Self::insert_game(&mut tx, &t.organizer, g, self.creator_node()).await?;
             sqlx::query(
                 "INSERT INTO tournament_games (game_id, tournament_id, round, table_no, current) VALUES ($1, $2, $3, $4, 1)",
             )
@@ -546,6 +555,9 @@ impl Store {
                 .await?;
         }
         tx.commit().await?;
+        for g in games {
+            self.owned_from_birth(&g.id);
+        }
         Ok(())
     }
 
@@ -563,7 +575,7 @@ impl Store {
         if moved.rows_affected() != 1 {
             return Err(StoreError::Conflict);
         }
-        Self::insert_game(&mut tx, &t.organizer, new).await?;
+        Self::insert_game(&mut tx, &t.organizer, new, self.creator_node()).await?;
         sqlx::query(
             "INSERT INTO tournament_games (game_id, tournament_id, round, table_no, current) VALUES ($1, $2, $3, $4, 1)",
         )
@@ -574,6 +586,7 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
+        self.owned_from_birth(&new.id);
         Ok(())
     }
 

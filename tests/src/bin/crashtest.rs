@@ -58,7 +58,7 @@ const SLACK_MS: i64 = 50;
 
 const USAGE: &str = "usage: crashtest [--kills N] [--games N] [--think-ms MS] [--up-ms MIN,MAX] [--down-ms MAX]
                  [--server PATH|self] [--pg ADMIN_URL] [--settle-ms MS] [--seed N] [--keep-db]
-                 [--nodes N [--nats-url URL] [--lease-ms MS]]
+                 [--nodes N [--nats-url URL] [--lease-ms MS] [--signal kill|term]]
        crashtest serve --listen ADDR --database-url URL [--nats-url URL --node-name N --lease-ms MS]
                  (the server in-process; used by --server self and the cluster tests)
 
@@ -85,6 +85,8 @@ struct Options {
     nodes: usize,
     nats_url: String,
     lease_ms: u64,
+    /// `--nodes`: stop nodes with SIGTERM (a graceful handover) instead of SIGKILL.
+    term: bool,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options> {
@@ -102,6 +104,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options> {
         nodes: 1,
         nats_url: "nats://127.0.0.1:4222".into(),
         lease_ms: 1500,
+        term: false,
     };
     while let Some(a) = args.next() {
         let mut val = || args.next().ok_or_else(|| anyhow!("{a} needs a value\n{USAGE}"));
@@ -126,6 +129,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options> {
             "--nodes" => o.nodes = val()?.parse::<usize>()?.max(1),
             "--nats-url" => o.nats_url = val()?,
             "--lease-ms" => o.lease_ms = val()?.parse()?,
+            "--signal" => {
+                o.term = match val()?.as_str() {
+                    "kill" => false,
+                    "term" => true,
+                    other => bail!("--signal kill|term, not {other}"),
+                }
+            }
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -911,27 +921,36 @@ async fn run_cluster(o: Options) -> Result<bool> {
             tokio::time::sleep(Duration::from_millis(up)).await;
             let victim = rng.below(o.nodes as u64) as usize;
             let name = format!("n{victim}-%");
-            let owned: i64 = sqlx::query_scalar(
-                "SELECT count(*) FROM games g JOIN nodes n ON n.id = g.owner_node \
-                 WHERE g.owner_node LIKE $1 AND g.phase <> 'finished'",
-            )
-            .bind(&name)
-            .fetch_one(&mut db)
-            .await?;
-            let node_id: Option<String> = sqlx::query_scalar("SELECT id FROM nodes WHERE id LIKE $1")
-                .bind(&name)
-                .fetch_optional(&mut db)
-                .await?;
-            servers[victim].child.kill().context("SIGKILL")?;
-            servers[victim].child.wait()?;
+            // The victim's running incarnation (killed ones keep their lapsed rows).
+            let node_id: Option<String> =
+                sqlx::query_scalar("SELECT id FROM nodes WHERE id LIKE $1 ORDER BY started_ms DESC LIMIT 1")
+                    .bind(&name)
+                    .fetch_optional(&mut db)
+                    .await?;
+            let owned_ids: Vec<String> =
+                sqlx::query_scalar("SELECT id FROM games WHERE owner_node = $1 AND phase <> 'finished'")
+                    .bind(node_id.as_deref().unwrap_or(""))
+                    .fetch_all(&mut db)
+                    .await?;
+            let owned = owned_ids.len();
             let killed = Instant::now();
+            if o.term {
+                let pid = servers[victim].child.id().to_string();
+                Command::new("kill").args(["-TERM", &pid]).status().context("SIGTERM")?;
+            } else {
+                servers[victim].child.kill().context("SIGKILL")?;
+            }
+            servers[victim].child.wait()?;
             let down = rng.below(o.down_ms + 1);
-            // The takeover: until none of its unfinished games is the dead node's.
+            // The takeover: until every unfinished game it owned has a new owner
+            // (a stopped node releases its games at once; another node adopts them).
             let mut taken = None;
             while let Some(id) = &node_id {
                 let left: i64 = sqlx::query_scalar(
-                    "SELECT count(*) FROM games WHERE owner_node = $1 AND phase <> 'finished'",
+                    "SELECT count(*) FROM games WHERE id = ANY($1) AND phase <> 'finished' \
+                     AND (owner_node IS NULL OR owner_node = $2)",
                 )
+                .bind(&owned_ids)
                 .bind(id)
                 .fetch_one(&mut db)
                 .await?;
@@ -1036,6 +1055,7 @@ async fn run_cluster(o: Options) -> Result<bool> {
     ready.sort_unstable();
     let violations = shared.violations.lock().unwrap().len();
     println!("nodes                 {}", o.nodes);
+    println!("signal                {}", if o.term { "SIGTERM" } else { "SIGKILL" });
     println!("kills                 {}", o.kills);
     println!("games                 {} ({} finished)", games.len(), finished);
     println!("moves_sent            {}", c.moves_sent.load(Ordering::Relaxed));

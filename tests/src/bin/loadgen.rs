@@ -867,7 +867,12 @@ impl Game<'_> {
     async fn play(&self, http: &reqwest::Client, rng: &mut u64, first: &mut bool) -> Result<()> {
         // A cluster's nodes (`--url A,B,C`): the game is made on a random one,
         // each seat's socket opened on a random one.
-        let nodes: Vec<&str> = self.opts.url.split(',').map(|u| u.trim().trim_end_matches('/')).collect();
+        let nodes: Vec<&str> = self
+            .opts
+            .url
+            .split(',')
+            .map(|u| u.trim().trim_end_matches('/'))
+            .collect();
         let mut pick = || nodes[(next(rng) % nodes.len() as u64) as usize];
         let base = pick();
         let (id, sessions) = new_game(http, base, true, None, self.variant).await?;
