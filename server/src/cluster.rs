@@ -143,15 +143,15 @@ pub enum Cmd {
     },
     /// The state as a seat or a spectator sees it (request; [`Reply::Snapshot`]).
     View { game: String, seat: Option<Side> },
-    /// The sending node still relays connections of this game (request;
-    /// [`Reply::Ok`] while the owner holds the room).
-    Ping { game: String, from: String },
+    /// The sending node is alive and relays connections to this node's
+    /// games (request; [`Reply::Ok`]): one a second per pair of nodes.
+    Ping { from: String },
 }
 
 impl Cmd {
-    /// The game it is for.
-    pub fn game(&self) -> &str {
-        match self {
+    /// The game it is for (none: a ping).
+    pub fn game(&self) -> Option<&str> {
+        Some(match self {
             Cmd::Connect { game, .. }
             | Cmd::Disconnect { game, .. }
             | Cmd::Act { game, .. }
@@ -159,9 +159,9 @@ impl Cmd {
             | Cmd::Join { game, .. }
             | Cmd::AddBot { game, .. }
             | Cmd::Arbiter { game, .. }
-            | Cmd::View { game, .. }
-            | Cmd::Ping { game, .. } => game,
-        }
+            | Cmd::View { game, .. } => game,
+            Cmd::Ping { .. } => return None,
+        })
     }
 }
 

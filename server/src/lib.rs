@@ -244,6 +244,11 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
                 Arc::clone(deliveries),
                 shutdown.clone(),
             ));
+            tracker.spawn(room::remote::watch_owners(
+                Arc::clone(node),
+                Arc::clone(deliveries),
+                shutdown.clone(),
+            ));
             tracker.spawn(Arc::clone(node).keep_lease(shutdown.clone()));
             tracker.spawn(Arc::clone(node).share_state(Arc::clone(&penalties), Arc::clone(&limits), shutdown.clone()));
             let adopted = rooms.adopt_orphans().await;

@@ -19,10 +19,14 @@
 //! alone, as for its local connections: a face-down identity that one seat
 //! may not see is never in what is relayed to it.
 //!
-//! Liveness both ways: a proxy with connections pings the owner every second
-//! and gives up (its clients reconnect, and find the game's new owner) when
-//! the owner does not answer or no longer holds the room; the owner drops
-//! the relayed connections of a node that stopped pinging.
+//! Liveness both ways, per pair of nodes (not per game: a thousand relayed
+//! games would be a thousand pings a second): a node pings every owner it
+//! relays to every second, and when one does not answer, every proxy of that
+//! owner's games stops (its clients reconnect, and find the game's new
+//! owner); the owner drops the relayed connections of a node that stopped
+//! pinging. A room that stops on its owner closes its relayed connections
+//! like its local ones, and a proxy whose owner no longer holds the room is
+//! told so (`not_here`) at its next request.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -52,11 +56,21 @@ const PROXY_IDLE: Duration = Duration::from_secs(30);
 const RELAYED: u64 = 1 << 62;
 
 /// The connections a node relays, by its own connection id: where each one's
-/// messages go, and the number the next must have.
+/// messages go, and the number the next must have; and the owners it relays
+/// to, each with the token cancelled when it stops answering.
 #[derive(Debug, Default)]
-pub struct Deliveries(Mutex<HashMap<u64, (Outbox, u64)>>);
+pub struct Deliveries(
+    Mutex<HashMap<u64, (Outbox, u64)>>,
+    Mutex<HashMap<String, CancellationToken>>,
+);
 
 impl Deliveries {
+    /// The token cancelled when `owner` stops answering this node's pings.
+    fn watch(&self, owner: &str) -> CancellationToken {
+        let mut owners = self.1.lock().unwrap_or_else(|e| e.into_inner());
+        owners.entry(owner.to_owned()).or_default().clone()
+    }
+
     fn insert(&self, conn: u64, outbox: Outbox) {
         self.0
             .lock()
@@ -132,6 +146,37 @@ pub async fn deliver(cluster: Arc<Cluster>, deliveries: Arc<Deliveries>, shutdow
     }
 }
 
+/// Pings every owner this node relays to, every second; an owner that does
+/// not answer is given up: every proxy of its games stops.
+pub async fn watch_owners(cluster: Arc<Cluster>, deliveries: Arc<Deliveries>, shutdown: CancellationToken) {
+    let mut tick = tokio::time::interval(PING_EVERY);
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let owners: Vec<String> = deliveries
+            .1
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys()
+            .cloned()
+            .collect();
+        let ping = Cmd::Ping {
+            from: cluster.node.clone(),
+        };
+        let answers = futures_util::future::join_all(owners.iter().map(|o| request(&cluster, o, &ping))).await;
+        for (owner, answer) in owners.iter().zip(answers) {
+            if !matches!(answer, Some(Reply::Ok)) {
+                tracing::info!(owner = %owner, "a game owner stopped answering; its games' clients reconnect");
+                if let Some(t) = deliveries.1.lock().unwrap_or_else(|e| e.into_inner()).remove(owner) {
+                    t.cancel();
+                }
+            }
+        }
+    }
+}
+
 /// A request to `owner`, answered within [`REQUEST_TIMEOUT`].
 async fn request(cluster: &Cluster, owner: &str, cmd: &Cmd) -> Option<Reply> {
     let payload = Bytes::from(serde_json::to_vec(cmd).ok()?);
@@ -184,6 +229,7 @@ pub(super) fn proxy(
     }
     tracing::debug!(game, owner = %owner, "relaying to the game's owner");
     let p = Proxy {
+        owner_gone: deliveries.watch(&owner),
         game: game.to_owned(),
         owner,
         cluster,
@@ -197,6 +243,8 @@ pub(super) fn proxy(
 }
 
 struct Proxy {
+    /// Cancelled when the owner stops answering pings.
+    owner_gone: CancellationToken,
     game: String,
     owner: String,
     cluster: Arc<Cluster>,
@@ -209,11 +257,12 @@ struct Proxy {
 
 impl Proxy {
     async fn run(mut self, rooms: Arc<Rooms>, generation: u64) {
-        let mut ping = tokio::time::interval(PING_EVERY);
+        let mut idle = tokio::time::interval(PING_EVERY);
         let mut last_used = Instant::now();
         loop {
             let alive = tokio::select! {
                 _ = self.shutdown.cancelled() => false,
+                _ = self.owner_gone.cancelled() => false,
                 msg = self.rx.recv() => match msg {
                     Some(msg) => {
                         last_used = Instant::now();
@@ -221,14 +270,7 @@ impl Proxy {
                     }
                     None => false,
                 },
-                _ = ping.tick() => {
-                    if self.conns.is_empty() {
-                        last_used.elapsed() < PROXY_IDLE
-                    } else {
-                        let cmd = Cmd::Ping { game: self.game.clone(), from: self.cluster.node.clone() };
-                        matches!(request(&self.cluster, &self.owner, &cmd).await, Some(Reply::Ok))
-                    }
-                }
+                _ = idle.tick() => !self.conns.is_empty() || last_used.elapsed() < PROXY_IDLE,
             };
             if !alive {
                 break;
@@ -425,7 +467,7 @@ pub async fn relay(rooms: Arc<Rooms>, cluster: Arc<Cluster>, queue: usize, shutd
     };
     let next = AtomicU64::new(1);
     let mut relayed: HashMap<(String, u64), Relayed> = HashMap::new();
-    let mut pinged: HashMap<(String, String), Instant> = HashMap::new();
+    let mut pinged: HashMap<String, Instant> = HashMap::new();
     let mut sweep = tokio::time::interval(PING_EVERY);
     loop {
         let m = tokio::select! {
@@ -439,9 +481,9 @@ pub async fn relay(rooms: Arc<Rooms>, cluster: Arc<Cluster>, queue: usize, shutd
                 let now = Instant::now();
                 pinged.retain(|_, at| now.duration_since(*at) < PING_LAPSE);
                 let stale: Vec<(String, u64)> = relayed
-                    .iter()
-                    .filter(|((from, _), r)| !pinged.contains_key(&(from.clone(), r.game.clone())))
-                    .map(|(k, _)| k.clone())
+                    .keys()
+                    .filter(|(from, _)| !pinged.contains_key(from))
+                    .cloned()
                     .collect();
                 for key in stale {
                     if let Some(r) = relayed.remove(&key) {
@@ -460,7 +502,14 @@ pub async fn relay(rooms: Arc<Rooms>, cluster: Arc<Cluster>, queue: usize, shutd
             nats: cluster.nats.clone(),
             to: m.reply.clone(),
         };
-        let Some(room) = rooms.lookup(cmd.game()).filter(|h| h.local) else {
+        let Some(game) = cmd.game() else {
+            if let Cmd::Ping { from } = cmd {
+                pinged.insert(from, Instant::now());
+                answer.send(Reply::Ok).await;
+            }
+            continue;
+        };
+        let Some(room) = rooms.lookup(game).filter(|h| h.local) else {
             match cmd {
                 Cmd::Act { from, conn, .. } | Cmd::Chat { from, conn, .. } => kick(&cluster, &from, conn).await,
                 Cmd::Disconnect { .. } => {}
@@ -469,10 +518,7 @@ pub async fn relay(rooms: Arc<Rooms>, cluster: Arc<Cluster>, queue: usize, shutd
             continue;
         };
         match cmd {
-            Cmd::Ping { game, from } => {
-                pinged.insert((from, game), Instant::now());
-                answer.send(Reply::Ok).await;
-            }
+            Cmd::Ping { .. } => answer.send(Reply::Ok).await,
             Cmd::Connect {
                 game,
                 from,
@@ -498,7 +544,7 @@ pub async fn relay(rooms: Arc<Rooms>, cluster: Arc<Cluster>, queue: usize, shutd
                     answer.send(Reply::NotHere).await;
                     continue;
                 }
-                pinged.insert((from.clone(), game.clone()), Instant::now());
+                pinged.insert(from.clone(), Instant::now());
                 let nats = cluster.nats.clone();
                 let subject = out_subject(&from);
                 tokio::spawn(pump(inbox, nats, subject, conn));
