@@ -39,6 +39,14 @@ pub const CHAT_REFILL_MS: u64 = 2_000;
 /// full bucket is the same as none: every spectator that ever wrote would
 /// otherwise stay in the map for the room's life).
 pub const CHAT_BUCKETS_KEPT: usize = 64;
+/// Chat lines a game stores per channel (players', spectators') before it
+/// refuses more with `chat_full`. The chat table would otherwise grow without
+/// bound per game: the rate limit is per writer, and writers can be minted.
+/// Per channel, so that a crowd of spectators cannot silence the players, nor
+/// the players the spectators. 500 is far above any conversation seen in a
+/// game (a writer gets 5 lines, then one per 2 s), and bounds a game's stored
+/// chat (and its record) at 2 × 500 lines of at most 500 characters.
+pub const CHAT_LINES_PER_CHANNEL: u32 = 500;
 /// The most time an arbiter adds at once, ms.
 pub const MAX_ADD_TIME_MS: u64 = 3_600_000;
 /// The longest reason an arbiter gives, characters.
@@ -314,6 +322,11 @@ pub struct Room {
     /// The last lag a side's connection reported, ms.
     lag_seen: [u64; 3],
     chat: HashMap<String, Bucket>,
+    /// Chat lines stored so far per channel ([`chat_slot`]): counted by the
+    /// store when the room is restored, so the cap holds across restarts.
+    chat_lines: [u32; 2],
+    /// The most chat lines stored per channel.
+    chat_cap: u32,
     /// How many events to keep for reconnecting clients.
     log_keep: usize,
     /// An arbiter stopped the clocks.
@@ -326,6 +339,14 @@ pub struct Room {
     /// Seats that joined without a seed by their own request: they
     /// contribute none (zero bytes), and the table does not wait for them.
     no_seed: [bool; 3],
+}
+
+/// The index of a chat channel in [`StoredGame::chat_lines`] and the room's count.
+pub fn chat_slot(channel: Channel) -> usize {
+    match channel {
+        Channel::Players => 0,
+        Channel::Spectators => 1,
+    }
 }
 
 fn tc(settings: &GameSettings) -> TimeControl {
@@ -354,6 +375,8 @@ impl Room {
             lag_quota: [LAG_QUOTA_MAX; 3],
             lag_seen: [0; 3],
             chat: HashMap::new(),
+            chat_lines: [0; 2],
+            chat_cap: CHAT_LINES_PER_CHANNEL,
             log_keep: LOG_KEEP,
             paused: false,
             verdict: None,
@@ -384,6 +407,11 @@ impl Room {
         while self.log.len() > self.log_keep {
             self.log.pop_front();
         }
+    }
+
+    /// Stores at most `n` chat lines per channel (then `chat_full`).
+    pub fn set_chat_cap(&mut self, n: u32) {
+        self.chat_cap = n;
     }
 
     /// Rebuilds a room from the store at game time `now` (the last event's
@@ -490,6 +518,8 @@ impl Room {
             lag_quota: [LAG_QUOTA_MAX; 3],
             lag_seen: [0; 3],
             chat: HashMap::new(),
+            chat_lines: stored.chat_lines,
+            chat_cap: CHAT_LINES_PER_CHANNEL,
             log_keep: LOG_KEEP,
             paused,
             verdict,
@@ -1426,6 +1456,17 @@ impl Room {
             (Channel::Spectators, _) if self.phase == Phase::Finished => Audience::All,
             (Channel::Spectators, _) => Audience::Spectators,
         };
+        // Before the rate limit: a refused line takes no token.
+        if self.chat_lines[chat_slot(channel)] >= self.chat_cap {
+            return Err(err(
+                ErrorCode::ChatFull,
+                format!(
+                    "this game's {} channel holds as many lines as it keeps ({})",
+                    channel.as_str(),
+                    self.chat_cap
+                ),
+            ));
+        }
         if self.chat.len() >= CHAT_BUCKETS_KEPT && !self.chat.contains_key(&player.id) {
             self.chat.retain(|_, b| {
                 let refill = now.saturating_sub(b.last) / CHAT_REFILL_MS;
@@ -1445,6 +1486,7 @@ impl Room {
             return Err(err(ErrorCode::RateLimited, "too many chat lines; wait a little"));
         }
         b.tokens -= 1;
+        self.chat_lines[chat_slot(channel)] += 1;
         let mut step = Step::default();
         step.ops.push(Op::Chat {
             v: self.v + 1,

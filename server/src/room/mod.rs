@@ -347,6 +347,8 @@ pub struct RoomContext {
     pub shutdown: CancellationToken,
     /// Events each room keeps for reconnecting clients.
     pub log_keep: usize,
+    /// Chat lines each game stores per channel.
+    pub chat_lines: u32,
     /// The searches of every room's bots.
     pub bots: BotPool,
 }
@@ -400,6 +402,7 @@ impl Rooms {
     /// announcing step), unless another task got there first.
     pub async fn start(self: &Arc<Self>, mut room: Room, step: Step, base_ms: u64) -> Result<RoomHandle, StoreError> {
         room.set_log_keep(self.ctx.log_keep);
+        room.set_chat_cap(self.ctx.chat_lines);
         if let Some(h) = self.lookup(&room.id) {
             return Ok(h);
         }
@@ -505,6 +508,7 @@ impl Rooms {
                 continue;
             }
             room.set_log_keep(self.ctx.log_keep);
+            room.set_chat_cap(self.ctx.chat_lines);
             self.spawn(room, now);
             n += 1;
         }
