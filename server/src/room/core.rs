@@ -315,7 +315,9 @@ pub struct Room {
     /// The last version handed out.
     v: u64,
     log: VecDeque<Kept>,
-    /// Moves in order, to tell stale from duplicated moves.
+    /// Board actions in order as the seats sent them (三国暗棋: a flip
+    /// without what it revealed), to tell stale from duplicated moves. The
+    /// snapshot lists the game's record instead ([`RoomGame::moves`]).
     moves: Vec<(Side, String)>,
     /// Lag quota per side, ms.
     lag_quota: [u64; 3],
@@ -435,7 +437,14 @@ impl Room {
             stored.secret.as_deref(),
             &events,
         )?;
-        let moves = game.moves();
+        // The actions as the seats sent them (what a resent move is told
+        // by): the stored command texts of the board actions, not the
+        // game's record (三国暗棋 records a flip with what it revealed).
+        let moves = stored
+            .events
+            .iter()
+            .filter_map(|e| e.action.strip_prefix("move ").map(|m| (e.side, m.to_owned())))
+            .collect();
         // Arbiter actions: time added since the last move's stored clocks,
         // and whether the clocks stand paused.
         let after_last_move = stored
@@ -680,7 +689,9 @@ impl Room {
             settings: self.settings.clone(),
             seats: Side::ALL.map(|s| self.seat_info(s)),
             status: self.status(now),
-            moves: self.moves.iter().map(|(_, m)| m.clone()).collect(),
+            // The game's record of the actions (三国暗棋: a flip with what it
+            // revealed, `+g2=A`), live and restored alike.
+            moves: self.game.moves().into_iter().map(|(_, m)| m).collect(),
             departures: self.game.departures(),
             limits: self.game.limits(),
             notes: self.game.notes(),
