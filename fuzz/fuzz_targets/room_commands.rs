@@ -181,6 +181,8 @@ struct Run {
     bots: usize,
     /// The players seated, for a restore.
     seated: Vec<Player>,
+    /// The secret as last derived.
+    secret: Option<Secret>,
 }
 
 impl Run {
@@ -326,10 +328,17 @@ impl Run {
     }
 
     /// What the target knows of the game's secret now: the server seed, and
-    /// once dealt, the layout and salt as the engine derives them.
-    fn secret(&self) -> Option<Secret> {
-        let server = self.server_seed?;
+    /// once dealt, the layout and salt as the engine derives them (made
+    /// again only when the deal happened since).
+    fn refresh_secret(&mut self) {
         let dealt = self.room.phase != Phase::Open;
+        if self.secret.as_ref().is_none_or(|s| s.dealt != dealt) {
+            self.secret = self.derive_secret(dealt);
+        }
+    }
+
+    fn derive_secret(&self, dealt: bool) -> Option<Secret> {
+        let server = self.server_seed?;
         let (layout, salt) = dealt
             .then(|| {
                 let seeds = self.seeds.map(|s| s.unwrap_or([0; 32]));
@@ -337,13 +346,16 @@ impl Run {
                 (deal::layout_text(&layout), deal::to_hex(&salt))
             })
             .unwrap_or_default();
+        let pieces: Vec<(Point, char)> = if dealt {
+            Point::start_points().zip(layout.chars()).collect()
+        } else {
+            Vec::new()
+        };
         Some(Secret {
+            dealt,
             server_seed: deal::to_hex(&server),
-            pieces: if dealt {
-                Point::start_points().zip(layout.chars()).collect()
-            } else {
-                Vec::new()
-            },
+            tokens: pieces.iter().map(|&(p, id)| (p, format!("{p}={id}"))).collect(),
+            pieces,
             layout,
             salt,
         })
@@ -352,11 +364,15 @@ impl Run {
 
 /// 三国暗棋's secret as the target knows it.
 struct Secret {
+    /// Whether the layout is dealt (and known here).
+    dealt: bool,
     server_seed: String,
     layout: String,
     salt: String,
     /// Start point → its identity (none before the deal).
     pieces: Vec<(Point, char)>,
+    /// Start point → the words that would name its piece (`b2=R`).
+    tokens: Vec<(Point, String)>,
 }
 
 /// The points made public so far: flips in the record (`+b2=R`), and the
@@ -410,10 +426,15 @@ fn check_text(s: &str, secret: &Secret, up: Option<&HashSet<Point>>, what: &str)
         "{what}: the salt leaked: {s}"
     );
     let Some(up) = up else { return };
-    for &(p, id) in &secret.pieces {
-        if !up.contains(&p) {
-            let token = format!("{p}={id}");
-            assert!(!s.contains(&token), "{what}: {token} names a face-down piece: {s}");
+    if !s.contains('=') {
+        return;
+    }
+    for (p, token) in &secret.tokens {
+        if !up.contains(p) {
+            assert!(
+                !s.contains(token.as_str()),
+                "{what}: {token} names a face-down piece: {s}"
+            );
         }
     }
 }
@@ -464,6 +485,7 @@ fuzz_target!(|data: &[u8]| {
         seeds: [None; 3],
         bots: 0,
         seated: Vec::new(),
+        secret: None,
     };
     let mut stored_secret = secret_text;
     let mut commands = 0;
@@ -474,7 +496,13 @@ fuzz_target!(|data: &[u8]| {
         // decoded; the views before are compared at the command's own time.
         let at = b.at;
         let peek_now = run.now + u64::from(b.data.get(at).copied().unwrap_or(0));
-        let before: Vec<Snapshot> = VIEWERS.iter().map(|&w| run.room.view(w, peek_now)).collect();
+        // Ticks, connects and disconnects are never refused: no view to keep.
+        let may_refuse = !matches!(b.data.get(at + 1).map_or(0, |o| o % 12), 7..=10);
+        let before: Vec<Snapshot> = if may_refuse {
+            VIEWERS.iter().map(|&w| run.room.view(w, peek_now)).collect()
+        } else {
+            Vec::new()
+        };
         let done = run.command(&mut b);
         let now = run.now;
         assert!(run.room.v() >= v, "the version went down");
@@ -482,13 +510,15 @@ fuzz_target!(|data: &[u8]| {
             Done::Refused(e) => {
                 assert_eq!(run.room.v(), v, "a refused command moved the version");
                 assert_eq!(now, peek_now, "only ticks jump, and they are never refused");
+                assert!(may_refuse, "a tick, connect or disconnect was refused");
                 for (w, was) in VIEWERS.iter().zip(&before) {
                     assert_eq!(&run.room.view(*w, now), was, "a refused command changed {w:?}'s view");
                 }
+                run.refresh_secret();
                 if run.room.phase != Phase::Finished
-                    && let Some(secret) = run.secret()
+                    && let Some(secret) = &run.secret
                 {
-                    check_text(&e.message, &secret, None, "a refusal");
+                    check_text(&e.message, secret, None, "a refusal");
                 }
                 continue;
             }
@@ -517,14 +547,14 @@ fuzz_target!(|data: &[u8]| {
         }
         run.ops.extend(step.ops.iter().cloned());
         // 三国暗棋: nothing hidden in any projection while the game goes on.
-        if run.room.phase != Phase::Finished
-            && let Some(secret) = run.secret()
-        {
+        let finished = run.room.phase == Phase::Finished;
+        run.refresh_secret();
+        if !finished && let Some(secret) = &run.secret {
             let snap = run.room.view(Viewer::Spectator, now);
             let up = flipped(&snap);
             for w in VIEWERS {
                 let view = serde_json::to_value(run.room.view(w, now)).unwrap();
-                check_value(&view, &secret, &up, &format!("{w:?}'s snapshot"));
+                check_value(&view, secret, &up, &format!("{w:?}'s snapshot"));
                 for l in &step.events {
                     // A chat line says what its writer (the fuzz) wrote.
                     if matches!(l.event, GameEvent::Chat { .. }) {
@@ -534,7 +564,7 @@ fuzz_target!(|data: &[u8]| {
                         unreachable!()
                     };
                     let event = serde_json::to_value(event).unwrap();
-                    check_value(&event, &secret, &up, &format!("{w:?}'s event v{}", l.v));
+                    check_value(&event, secret, &up, &format!("{w:?}'s event v{}", l.v));
                 }
             }
         }
