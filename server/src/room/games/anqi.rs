@@ -1168,7 +1168,10 @@ mod tests {
             })
             .unwrap();
         let recorded = format!("{flip}={revealed}");
-        assert_eq!(room.view(Viewer::Spectator, 1_000).moves, [recorded.clone()]);
+        assert_eq!(
+            room.view(Viewer::Spectator, 1_000).moves,
+            std::slice::from_ref(&recorded)
+        );
         assert_eq!(
             room.act(turn, act(), 0, 1_100, 0).unwrap_err().code,
             ErrorCode::DuplicateMove
