@@ -401,8 +401,8 @@ impl Rooms {
     /// Starts the task of a room (a new one, or one just restored with its
     /// announcing step), unless another task got there first.
     pub async fn start(self: &Arc<Self>, mut room: Room, step: Step, base_ms: u64) -> Result<RoomHandle, StoreError> {
-        room.set_log_keep(self.ctx.log_keep);
         room.set_chat_cap(self.ctx.chat_lines);
+        room.set_log_keep(self.ctx.log_keep);
         if let Some(h) = self.lookup(&room.id) {
             return Ok(h);
         }
