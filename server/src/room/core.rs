@@ -459,7 +459,8 @@ impl Room {
                     clocks.add_time(side.into(), ms);
                 }
                 ArbiterAction::Pause => paused = true,
-                ArbiterAction::Resume => paused = false,
+                // A verdict ends the game and the pause with it, as it did live.
+                ArbiterAction::Resume | ArbiterAction::Adjudicate { .. } | ArbiterAction::Abort => paused = false,
                 _ => {}
             }
         }

@@ -641,6 +641,34 @@ fn chat_is_capped_per_channel_and_a_restored_room_still_refuses() {
     assert_eq!(e.code, ErrorCode::ChatFull, "the players' channel is full at 3 as well");
 }
 
+/// A verdict on a paused game ends the pause: live, and after a restore (a
+/// restored room stayed paused: found by the `room_commands` fuzz target).
+#[test]
+fn a_verdict_on_a_paused_game_ends_the_pause_live_and_restored() {
+    for verdict in [
+        ArbiterAction::Abort,
+        ArbiterAction::Adjudicate {
+            outcomes: [Outcome::Win, Outcome::Loss, Outcome::Loss],
+        },
+    ] {
+        let (mut room, mut ops) = live_room(TimeControl::default());
+        let arbiter = player(9);
+        ops.extend(play(&mut room, 1_000, 0).ops);
+        ops.extend(
+            room.arbiter(&arbiter, ArbiterAction::Pause, "a dispute", 1_500, 0)
+                .unwrap()
+                .ops,
+        );
+        ops.extend(room.arbiter(&arbiter, verdict, "decided", 2_000, 0).unwrap().ops);
+        assert_eq!(room.phase, Phase::Finished);
+        assert!(!room.is_paused());
+        let stored = stored_from(&room, &ops, Phase::Finished, room.result());
+        let (back, _, at) = Room::restore(stored).unwrap();
+        assert!(!back.is_paused(), "{verdict:?}");
+        assert_eq!(back.status(at).paused, room.status(at).paused);
+    }
+}
+
 #[test]
 fn an_arbiter_pauses_adds_time_and_resumes_and_a_restore_keeps_both() {
     let (mut room, mut ops) = live_room(TimeControl::default());
