@@ -1170,6 +1170,8 @@ pub enum ErrorCode {
     ChatDisabled,
     /// Chat text empty or too long, or the wrong channel for this role.
     BadChat,
+    /// The game's channel holds as many chat lines as the server keeps per game.
+    ChatFull,
     /// No such thing.
     NotFound,
     /// The request is malformed.

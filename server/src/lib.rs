@@ -65,6 +65,8 @@ pub struct Config {
     pub outbound_queue: usize,
     /// Events each room keeps for reconnecting clients (older: snapshot).
     pub event_log: usize,
+    /// Chat lines a game stores per channel; more are refused (`chat_full`).
+    pub chat_lines: u32,
     /// Bot searches run at once (each on a blocking thread); more wait.
     pub bot_threads: usize,
     /// How long a session token is valid after it was issued; older ones
@@ -124,6 +126,7 @@ impl Default for Config {
             message_burst: 40,
             outbound_queue: 256,
             event_log: room::core::LOG_KEEP,
+            chat_lines: room::core::CHAT_LINES_PER_CHANNEL,
             bot_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             session_ttl: Duration::from_secs(30 * 24 * 3600),
             flood_cooldown: Duration::from_secs(5),
@@ -220,6 +223,7 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
         tracker: tracker.clone(),
         shutdown: shutdown.clone(),
         log_keep: config.event_log,
+        chat_lines: config.chat_lines,
         bots: room::bots::BotPool::new(config.bot_threads),
         cluster: node.clone(),
     });

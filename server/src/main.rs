@@ -156,6 +156,9 @@ struct ServeArgs {
     /// Unfinished games of three bots the whole server plays at once.
     #[arg(long, env = "SANGUO_MAX_BOT_ONLY_GAMES", default_value_t = 4)]
     max_bot_only_games: usize,
+    /// Chat lines one game stores per channel (players', spectators'); more are refused (`chat_full`).
+    #[arg(long, env = "SANGUO_CHAT_LINES", default_value_t = server::room::core::CHAT_LINES_PER_CHANNEL)]
+    chat_lines: u32,
     /// Seconds a new game socket has to send its `hello` (then closed with 1008).
     #[arg(long, env = "SANGUO_HELLO_SECS", default_value_t = 5)]
     hello_secs: u64,
@@ -222,6 +225,7 @@ fn serve(args: ServeArgs) -> Result<()> {
         max_sockets: args.max_sockets.max(1),
         max_sockets_per_address: args.max_sockets_per_address.max(1),
         max_spectators: args.max_spectators,
+        chat_lines: args.chat_lines,
         hello_timeout: std::time::Duration::from_secs(args.hello_secs.max(1)),
         max_bot_games_per_address: args.max_bot_games_per_address,
         max_bot_only_games: args.max_bot_only_games,

@@ -256,6 +256,9 @@ pub struct StoredGame {
     pub result: Option<GameResult>,
     /// The game's secret (`game_secrets`), for the room only.
     pub secret: Option<String>,
+    /// Chat lines stored per channel: players', spectators'
+    /// ([`crate::room::core::chat_slot`]); the room's cap counts on from them.
+    pub chat_lines: [u32; 2],
 }
 
 /// The store: a pool, the SQL, and the group-commit writer.
@@ -409,6 +412,12 @@ fn seat_row(r: &AnyRow) -> Result<(Side, Player), StoreError> {
             bot,
         },
     ))
+}
+
+/// A game row's stored chat lines per channel (`chat_players`, `chat_spectators`).
+fn chat_lines(r: &AnyRow) -> Result<[u32; 2], StoreError> {
+    let n = |col: &str| -> Result<u32, StoreError> { Ok(u32::try_from(r.try_get::<i64, _>(col)?).unwrap_or(u32::MAX)) };
+    Ok([n("chat_players")?, n("chat_spectators")?])
 }
 
 /// An arbiter action, from a row of `arbiter_actions` joined with its player's name.
@@ -1186,6 +1195,8 @@ impl Store {
             "SELECT phase, settings, initial_position, v, result, \
              (SELECT MAX(v_last) FROM events WHERE game_id = $1) AS ev, \
              (SELECT MAX(v) FROM chat WHERE game_id = $1) AS cv, \
+             (SELECT COUNT(*) FROM chat WHERE game_id = $1 AND channel = 'players') AS chat_players, \
+             (SELECT COUNT(*) FROM chat WHERE game_id = $1 AND channel = 'spectators') AS chat_spectators, \
              (SELECT secret FROM game_secrets WHERE game_id = $1) AS secret \
              FROM games WHERE id = $1",
         )
@@ -1205,6 +1216,7 @@ impl Store {
             settings: from_json(&r.try_get::<String, _>("settings")?)?,
             initial_position: r.try_get("initial_position")?,
             secret: r.try_get("secret")?,
+            chat_lines: chat_lines(&r)?,
             seats: self.seats(id).await?,
             events: self.events(id).await?,
             v: [
@@ -1339,6 +1351,8 @@ impl Store {
         let sql = format!(
             "SELECT g.id, g.phase, g.settings, g.initial_position, g.v, g.result, \
              (SELECT MAX(c.v) FROM chat c WHERE c.game_id = g.id) AS cv, \
+             (SELECT COUNT(*) FROM chat c WHERE c.game_id = g.id AND c.channel = 'players') AS chat_players, \
+             (SELECT COUNT(*) FROM chat c WHERE c.game_id = g.id AND c.channel = 'spectators') AS chat_spectators, \
              (SELECT x.secret FROM game_secrets x WHERE x.game_id = g.id) AS secret, \
              (SELECT {concat}({event}, ';') FROM events e WHERE e.game_id = g.id) AS events \
              FROM games g WHERE g.phase <> 'finished' ORDER BY g.created_ms"
@@ -1356,6 +1370,7 @@ impl Store {
                     settings: from_json(&r.try_get::<String, _>("settings")?)?,
                     initial_position: r.try_get("initial_position")?,
                     secret: r.try_get("secret")?,
+                    chat_lines: chat_lines(&r)?,
                     seats: seats.remove(&id).transpose()?.unwrap_or_default(),
                     events,
                     v: [Some(r.try_get::<i64, _>("v")?), ev, r.try_get::<Option<i64>, _>("cv")?]

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 secs="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(client_msg position_text move_text)
+[ ${#targets[@]} -eq 0 ] && targets=(client_msg position_text move_text room_commands)
 
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   fuzz=(cargo +nightly fuzz)
@@ -47,6 +47,19 @@ for v in sanguo:0 anqi:1 yanyi:2; do
 done
 grep -oE '^\{"type":"[a-z_]+".*\}$' protocol/README.md | sort -u | head -60 | while IFS= read -r frame; do
   printf '%s' "$frame" | seed client_msg "$(printf '%s' "$frame" | sha1sum | cut -c1-12)"
+done
+
+# room_commands: per variant, its settings (600 s, no increment, 10 s grace, chat cap 8), three
+# joins, for 三国暗棋 a tick past the wait for seeds, then the side to move's legal moves
+# (the byte layout of fuzz/fuzz_targets/room_commands.rs).
+joins='\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x00\x00\x00\x00\x02\x02\x00\x00'
+moves=''
+for k in $(seq 1 80); do moves+="\\x0a\\x02\\x03\\x$(printf '%02x' $((k * 37 % 200)))\\x00"; done
+for v in 'sanguo:\x00\x04\x00\x00\x00\x00\x01\x01\x07:' \
+         'anqi:\x01\x04\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x07:\x00\x07\x0e\x00' \
+         'yanyi:\x02\x04\x00\x00\x00\x00\x01\x01\x07:'; do
+  IFS=: read -r key settings tick <<<"$v"
+  printf "$settings$joins$tick$moves" | seed room_commands "$key-three-join-and-play"
 done
 
 status=0

@@ -454,6 +454,50 @@ async fn a_live_games_record_keeps_each_chat_channel_to_its_audience() {
     server.stop().await;
 }
 
+/// A game stores at most `chat_lines` per channel: one more is refused with
+/// `chat_full`, and still after a restart (the restored room counts the
+/// stored lines); the players' channel has its own count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_games_stored_chat_is_capped_per_channel_across_a_restart() {
+    let db = TestDb::create().await;
+    let mut config = TestServer::config(Some(db.url.clone()));
+    config.chat_lines = 3;
+    let server = TestServer::start(config.clone());
+    let t = Table::new(&server, &CreateGame::default()).await;
+    let (api, game, player) = (t.api.clone(), t.game.clone(), t.sessions[0].clone());
+    let watcher = api.guest().await;
+    let say = |channel, text: &str| ClientMsg::Chat {
+        channel,
+        text: text.into(),
+    };
+    let mut w = Client::connect(server.addr, &game, Some(&watcher.token), None).await;
+    for i in 0..3 {
+        w.send(&say(Channel::Spectators, &format!("line {i}"))).await;
+    }
+    w.send(&say(Channel::Spectators, "one too many")).await;
+    assert_eq!(w.error().await, ErrorCode::ChatFull);
+    assert_eq!(
+        w.events
+            .iter()
+            .filter(|(_, e)| matches!(e, protocol::GameEvent::Chat { .. }))
+            .count(),
+        3
+    );
+    drop((t, w));
+    server.stop().await;
+
+    let server = TestServer::start(config);
+    let mut w = Client::connect(server.addr, &game, Some(&watcher.token), None).await;
+    w.send(&say(Channel::Spectators, "after the restart")).await;
+    assert_eq!(w.error().await, ErrorCode::ChatFull);
+    let mut p = Client::connect(server.addr, &game, Some(&player.token), None).await;
+    p.send(&say(Channel::Players, "the players' channel is not full")).await;
+    p.until(|e| matches!(e, protocol::GameEvent::Chat { .. })).await;
+    let record = Api::new(server.base()).record(&game).await;
+    assert_eq!(record.chat.len(), 3, "the spectators' lines only (the game is live)");
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bot_games_are_counted_per_address_not_per_guest() {
     let (_db, server) = limited(|c| {

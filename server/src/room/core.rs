@@ -39,6 +39,14 @@ pub const CHAT_REFILL_MS: u64 = 2_000;
 /// full bucket is the same as none: every spectator that ever wrote would
 /// otherwise stay in the map for the room's life).
 pub const CHAT_BUCKETS_KEPT: usize = 64;
+/// Chat lines a game stores per channel (players', spectators') before it
+/// refuses more with `chat_full`. The chat table would otherwise grow without
+/// bound per game: the rate limit is per writer, and writers can be minted.
+/// Per channel, so that a crowd of spectators cannot silence the players, nor
+/// the players the spectators. 500 is far above any conversation seen in a
+/// game (a writer gets 5 lines, then one per 2 s), and bounds a game's stored
+/// chat (and its record) at 2 × 500 lines of at most 500 characters.
+pub const CHAT_LINES_PER_CHANNEL: u32 = 500;
 /// The most time an arbiter adds at once, ms.
 pub const MAX_ADD_TIME_MS: u64 = 3_600_000;
 /// The longest reason an arbiter gives, characters.
@@ -307,13 +315,20 @@ pub struct Room {
     /// The last version handed out.
     v: u64,
     log: VecDeque<Kept>,
-    /// Moves in order, to tell stale from duplicated moves.
+    /// Board actions in order as the seats sent them (三国暗棋: a flip
+    /// without what it revealed), to tell stale from duplicated moves. The
+    /// snapshot lists the game's record instead ([`RoomGame::moves`]).
     moves: Vec<(Side, String)>,
     /// Lag quota per side, ms.
     lag_quota: [u64; 3],
     /// The last lag a side's connection reported, ms.
     lag_seen: [u64; 3],
     chat: HashMap<String, Bucket>,
+    /// Chat lines stored so far per channel ([`chat_slot`]): counted by the
+    /// store when the room is restored, so the cap holds across restarts.
+    chat_lines: [u32; 2],
+    /// The most chat lines stored per channel.
+    chat_cap: u32,
     /// How many events to keep for reconnecting clients.
     log_keep: usize,
     /// An arbiter stopped the clocks.
@@ -326,6 +341,14 @@ pub struct Room {
     /// Seats that joined without a seed by their own request: they
     /// contribute none (zero bytes), and the table does not wait for them.
     no_seed: [bool; 3],
+}
+
+/// The index of a chat channel in [`StoredGame::chat_lines`] and the room's count.
+pub fn chat_slot(channel: Channel) -> usize {
+    match channel {
+        Channel::Players => 0,
+        Channel::Spectators => 1,
+    }
 }
 
 fn tc(settings: &GameSettings) -> TimeControl {
@@ -354,6 +377,8 @@ impl Room {
             lag_quota: [LAG_QUOTA_MAX; 3],
             lag_seen: [0; 3],
             chat: HashMap::new(),
+            chat_lines: [0; 2],
+            chat_cap: CHAT_LINES_PER_CHANNEL,
             log_keep: LOG_KEEP,
             paused: false,
             verdict: None,
@@ -386,6 +411,11 @@ impl Room {
         }
     }
 
+    /// Stores at most `n` chat lines per channel (then `chat_full`).
+    pub fn set_chat_cap(&mut self, n: u32) {
+        self.chat_cap = n;
+    }
+
     /// Rebuilds a room from the store at game time `now` (the last event's
     /// time): the variant replays every stored command from the public start
     /// position and the game's secret; clocks come back as stored after the
@@ -407,7 +437,14 @@ impl Room {
             stored.secret.as_deref(),
             &events,
         )?;
-        let moves = game.moves();
+        // The actions as the seats sent them (what a resent move is told
+        // by): the stored command texts of the board actions, not the
+        // game's record (三国暗棋 records a flip with what it revealed).
+        let moves = stored
+            .events
+            .iter()
+            .filter_map(|e| e.action.strip_prefix("move ").map(|m| (e.side, m.to_owned())))
+            .collect();
         // Arbiter actions: time added since the last move's stored clocks,
         // and whether the clocks stand paused.
         let after_last_move = stored
@@ -422,7 +459,8 @@ impl Room {
                     clocks.add_time(side.into(), ms);
                 }
                 ArbiterAction::Pause => paused = true,
-                ArbiterAction::Resume => paused = false,
+                // A verdict ends the game and the pause with it, as it did live.
+                ArbiterAction::Resume | ArbiterAction::Adjudicate { .. } | ArbiterAction::Abort => paused = false,
                 _ => {}
             }
         }
@@ -490,6 +528,8 @@ impl Room {
             lag_quota: [LAG_QUOTA_MAX; 3],
             lag_seen: [0; 3],
             chat: HashMap::new(),
+            chat_lines: stored.chat_lines,
+            chat_cap: CHAT_LINES_PER_CHANNEL,
             log_keep: LOG_KEEP,
             paused,
             verdict,
@@ -650,7 +690,9 @@ impl Room {
             settings: self.settings.clone(),
             seats: Side::ALL.map(|s| self.seat_info(s)),
             status: self.status(now),
-            moves: self.moves.iter().map(|(_, m)| m.clone()).collect(),
+            // The game's record of the actions (三国暗棋: a flip with what it
+            // revealed, `+g2=A`), live and restored alike.
+            moves: self.game.moves().into_iter().map(|(_, m)| m).collect(),
             departures: self.game.departures(),
             limits: self.game.limits(),
             notes: self.game.notes(),
@@ -1426,6 +1468,17 @@ impl Room {
             (Channel::Spectators, _) if self.phase == Phase::Finished => Audience::All,
             (Channel::Spectators, _) => Audience::Spectators,
         };
+        // Before the rate limit: a refused line takes no token.
+        if self.chat_lines[chat_slot(channel)] >= self.chat_cap {
+            return Err(err(
+                ErrorCode::ChatFull,
+                format!(
+                    "this game's {} channel holds as many lines as it keeps ({})",
+                    channel.as_str(),
+                    self.chat_cap
+                ),
+            ));
+        }
         if self.chat.len() >= CHAT_BUCKETS_KEPT && !self.chat.contains_key(&player.id) {
             self.chat.retain(|_, b| {
                 let refill = now.saturating_sub(b.last) / CHAT_REFILL_MS;
@@ -1445,6 +1498,7 @@ impl Room {
             return Err(err(ErrorCode::RateLimited, "too many chat lines; wait a little"));
         }
         b.tokens -= 1;
+        self.chat_lines[chat_slot(channel)] += 1;
         let mut step = Step::default();
         step.ops.push(Op::Chat {
             v: self.v + 1,

@@ -359,6 +359,8 @@ pub struct RoomContext {
     pub shutdown: CancellationToken,
     /// Events each room keeps for reconnecting clients.
     pub log_keep: usize,
+    /// Chat lines each game stores per channel.
+    pub chat_lines: u32,
     /// The searches of every room's bots.
     pub bots: BotPool,
     /// Cluster mode: this node, and where its relayed connections' messages
@@ -447,6 +449,7 @@ impl Rooms {
     /// Starts the task of a room (a new one, or one just restored with its
     /// announcing step), unless another task got there first.
     pub async fn start(self: &Arc<Self>, mut room: Room, step: Step, base_ms: u64) -> Result<RoomHandle, StoreError> {
+        room.set_chat_cap(self.ctx.chat_lines);
         room.set_log_keep(self.ctx.log_keep);
         if let Some(h) = self.lookup(&room.id).filter(|h| h.local) {
             return Ok(h);
@@ -623,6 +626,7 @@ impl Rooms {
                 continue;
             }
             room.set_log_keep(self.ctx.log_keep);
+            room.set_chat_cap(self.ctx.chat_lines);
             self.spawn(room, now);
             n += 1;
         }

@@ -35,6 +35,7 @@ async fn started(tc: TimeControl, grace_ms: u64) -> Harness {
         tracker: tracker.clone(),
         shutdown: shutdown.clone(),
         log_keep: 64,
+        chat_lines: super::core::CHAT_LINES_PER_CHANNEL,
         bots: bots::BotPool::new(1),
         cluster: None,
     });

@@ -384,6 +384,7 @@ fn a_restored_room_continues_where_the_store_left_it() {
         seats,
         events,
         v: room.v(),
+        chat_lines: [0; 2],
     };
     let (restored, step, now) = Room::restore(stored).unwrap();
     assert_eq!(now, 7_500);
@@ -581,6 +582,90 @@ fn stored_from(room: &Room, ops: &[Op], phase: Phase, result: Option<GameResult>
             })
             .collect(),
         v: room.v(),
+        chat_lines: chat_lines(ops),
+    }
+}
+
+/// Chat lines per channel in writes, as the store counts its rows.
+fn chat_lines(ops: &[Op]) -> [u32; 2] {
+    let mut n = [0; 2];
+    for o in ops {
+        if let Op::Chat { channel, .. } = o {
+            n[chat_slot(*channel)] += 1;
+        }
+    }
+    n
+}
+
+/// A game stores at most its cap of chat lines per channel: one more is
+/// refused with `chat_full` and changes nothing (no version, no rate token),
+/// the other channel still takes lines, and a room restored from the store
+/// counts the stored lines and refuses as before.
+#[test]
+fn chat_is_capped_per_channel_and_a_restored_room_still_refuses() {
+    let (mut room, mut ops) = live_room(TimeControl::default());
+    room.set_chat_cap(3);
+    // Three writers, so the rate limit is not what refuses.
+    for i in 0..3 {
+        let step = room
+            .chat(&player(10 + i), None, Channel::Spectators, "hi", 1_000, 0)
+            .unwrap();
+        ops.extend(step.ops);
+    }
+    let v = room.v();
+    let e = room
+        .chat(&player(20), None, Channel::Spectators, "one more", 2_000, 0)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::ChatFull);
+    assert_eq!(room.v(), v, "a refused line changes nothing");
+    let step = room
+        .chat(&player(0), Some(Side::W), Channel::Players, "gl", 2_000, 0)
+        .unwrap();
+    ops.extend(step.ops);
+
+    let stored = stored_from(&room, &ops, Phase::Live, None);
+    assert_eq!(stored.chat_lines, [1, 3]);
+    let (mut back, _, now) = Room::restore(stored).unwrap();
+    back.set_chat_cap(3);
+    let e = back
+        .chat(&player(21), None, Channel::Spectators, "after the restart", now, 0)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::ChatFull);
+    for (i, side) in [(1, Side::B), (2, Side::Y)] {
+        back.chat(&player(i), Some(side), Channel::Players, "still here", now, 0)
+            .unwrap();
+    }
+    let e = back
+        .chat(&player(0), Some(Side::W), Channel::Players, "and me", now, 0)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::ChatFull, "the players' channel is full at 3 as well");
+}
+
+/// A verdict on a paused game ends the pause: live, and after a restore (a
+/// restored room stayed paused: found by the `room_commands` fuzz target).
+#[test]
+fn a_verdict_on_a_paused_game_ends_the_pause_live_and_restored() {
+    for verdict in [
+        ArbiterAction::Abort,
+        ArbiterAction::Adjudicate {
+            outcomes: [Outcome::Win, Outcome::Loss, Outcome::Loss],
+        },
+    ] {
+        let (mut room, mut ops) = live_room(TimeControl::default());
+        let arbiter = player(9);
+        ops.extend(play(&mut room, 1_000, 0).ops);
+        ops.extend(
+            room.arbiter(&arbiter, ArbiterAction::Pause, "a dispute", 1_500, 0)
+                .unwrap()
+                .ops,
+        );
+        ops.extend(room.arbiter(&arbiter, verdict, "decided", 2_000, 0).unwrap().ops);
+        assert_eq!(room.phase, Phase::Finished);
+        assert!(!room.is_paused());
+        let stored = stored_from(&room, &ops, Phase::Finished, room.result());
+        let (back, _, at) = Room::restore(stored).unwrap();
+        assert!(!back.is_paused(), "{verdict:?}");
+        assert_eq!(back.status(at).paused, room.status(at).paused);
     }
 }
 
@@ -957,6 +1042,8 @@ fn the_finish_keeps_the_variants_record_lines() {
 #[test]
 fn chat_buckets_of_past_writers_are_forgotten() {
     let (mut room, _) = live_room(TimeControl::default());
+    // More lines than a game stores by default: the buckets are the point here.
+    room.set_chat_cap(u32::MAX);
     let mut now = 0;
     for i in 0..1000 {
         let watcher = player(100 + i);

@@ -1120,6 +1120,98 @@ mod tests {
         assert!(room.seat_of("p0").is_none());
     }
 
+    /// A room's snapshot lists a flip as the record writes it (`+g2=A`) both
+    /// live and after a restore (live rooms listed `+g2`, restored ones
+    /// `+g2=A`: found by the `room_commands` fuzz target), and a flip resent
+    /// after a reconnect is `duplicate_move` in both (a restored room said
+    /// `stale_move`: it told a resent action by the record's text).
+    #[test]
+    fn a_flip_is_listed_as_recorded_and_a_resent_flip_is_a_duplicate_live_and_restored() {
+        use crate::room::core::{Act, Room, Viewer};
+        use crate::store::{Op, Player, StoredGame};
+        let mut room = Room::new(ID.into(), settings(None)).unwrap();
+        let secret = room.take_secret();
+        let mut ops = Vec::new();
+        for (i, side) in Side::ALL.into_iter().enumerate() {
+            let player = Player {
+                id: format!("p{i}"),
+                name: format!("player {i}"),
+                account: false,
+                bot: None,
+            };
+            let (_, step) = room.join_seeded(player, Some(side), None, 0, 0).unwrap();
+            ops.extend(step.ops);
+        }
+        assert_eq!(room.phase, protocol::Phase::Live);
+        let turn = room.game().to_move().unwrap();
+        let flip = room
+            .status(0)
+            .legal_moves
+            .into_iter()
+            .find(|m| m.starts_with('+'))
+            .unwrap();
+        let act = || Act::Move {
+            ply: 0,
+            mv: flip.clone(),
+        };
+        let step = room.act(turn, act(), 0, 1_000, 0).unwrap();
+        ops.extend(step.ops);
+        let revealed = step
+            .events
+            .iter()
+            .find_map(|l| match &l.event {
+                protocol::GameEvent::Moved { mv, revealed, .. } => {
+                    assert_eq!(mv, &flip, "the live event carries the action as sent");
+                    revealed.clone()
+                }
+                _ => None,
+            })
+            .unwrap();
+        let recorded = format!("{flip}={revealed}");
+        assert_eq!(
+            room.view(Viewer::Spectator, 1_000).moves,
+            std::slice::from_ref(&recorded)
+        );
+        assert_eq!(
+            room.act(turn, act(), 0, 1_100, 0).unwrap_err().code,
+            ErrorCode::DuplicateMove
+        );
+
+        let seats = Side::ALL.map(|s| {
+            room.seat_of(&format!("p{}", s.index())).map(|_| Player {
+                id: format!("p{}", s.index()),
+                name: format!("player {}", s.index()),
+                account: false,
+                bot: None,
+            })
+        });
+        let stored = StoredGame {
+            id: ID.into(),
+            phase: room.phase,
+            settings: room.settings.clone(),
+            initial_position: room.initial_position(),
+            seats,
+            events: ops
+                .iter()
+                .filter_map(|o| match o {
+                    Op::Event(e) => Some(e.clone()),
+                    _ => None,
+                })
+                .collect(),
+            v: room.v(),
+            arbiter: Vec::new(),
+            result: None,
+            secret,
+            chat_lines: [0; 2],
+        };
+        let (mut back, _, at) = Room::restore(stored).unwrap();
+        assert_eq!(back.view(Viewer::Spectator, at).moves, [recorded]);
+        assert_eq!(
+            back.act(turn, act(), 0, at, 0).unwrap_err().code,
+            ErrorCode::DuplicateMove
+        );
+    }
+
     #[test]
     fn flips_reveal_the_layout_claim_teams_and_capture_as_the_example_line() {
         let mut g = sample(AnqiOptions::default());

@@ -164,8 +164,10 @@ pub trait RoomGame: Send + Sync + std::fmt::Debug {
     /// The seats that left, in order.
     fn departures(&self) -> Vec<Departure>;
 
-    /// Every board action played, in order, with its seat (the snapshot's
-    /// `moves`, and how the core tells a resent move from a stale one).
+    /// Every board action played, in order, with its seat, as the record
+    /// writes it (the snapshot's `moves`; 三国暗棋: a flip with what it
+    /// revealed, `+g2=A`). The core tells a resent move from a stale one by
+    /// the actions as sent, which it keeps itself.
     fn moves(&self) -> Vec<(Side, String)>;
 
     /// The seats that must answer an offer or proposal now (empty: none pending).
