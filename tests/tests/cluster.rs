@@ -499,6 +499,21 @@ async fn finish(viewers: &mut [Viewer]) {
     }
 }
 
+/// The record's moves, checked: each ply stored once, in order, and every
+/// move any viewer saw acknowledged among them.
+fn every_acknowledged_move_stored_once(record: &protocol::GameRecord, viewers: &[Viewer]) -> Vec<(u32, String)> {
+    let stored: Vec<(u32, String)> = record.moves.iter().map(|m| (m.ply, m.mv.clone())).collect();
+    for (k, m) in stored.iter().enumerate() {
+        assert_eq!(m.0 as usize, k, "plies stored once each, in order");
+    }
+    for v in viewers {
+        for m in &v.moves {
+            assert!(stored.contains(m), "{}: acknowledged {m:?} is in the record", v.name);
+        }
+    }
+    stored
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_players_on_three_nodes_and_a_spectator_see_one_gap_free_game() {
     let c = Cluster::start(3).await;
@@ -552,15 +567,7 @@ async fn a_killed_owner_loses_no_acknowledged_move_and_another_node_takes_the_ga
     finish(&mut viewers).await;
     // Every move anyone saw acknowledged is in the record, in order; nothing twice.
     let record = c.api(1).record(&game).await;
-    let stored: Vec<(u32, String)> = record.moves.iter().map(|m| (m.ply, m.mv.clone())).collect();
-    for (k, m) in stored.iter().enumerate() {
-        assert_eq!(m.0 as usize, k, "plies stored once each, in order");
-    }
-    for v in &viewers {
-        for m in &v.moves {
-            assert!(stored.contains(m), "{}: acknowledged {m:?} is in the record", v.name);
-        }
-    }
+    every_acknowledged_move_stored_once(&record, &viewers);
     assert!(
         viewers.iter().filter(|v| v.reconnects > 0).count() >= 2,
         "the clients of the killed node's game reconnected"
@@ -582,15 +589,7 @@ async fn a_rolling_restart_of_every_node_loses_no_move_and_applies_none_twice() 
     }
     finish(&mut viewers).await;
     let record = c.api(2).record(&game).await;
-    let stored: Vec<(u32, String)> = record.moves.iter().map(|m| (m.ply, m.mv.clone())).collect();
-    for (k, m) in stored.iter().enumerate() {
-        assert_eq!(m.0 as usize, k, "plies stored once each, in order");
-    }
-    for v in &viewers {
-        for m in &v.moves {
-            assert!(stored.contains(m), "{}: acknowledged {m:?} is in the record", v.name);
-        }
-    }
+    let stored = every_acknowledged_move_stored_once(&record, &viewers);
     assert!(
         stored.len() >= 30,
         "the game went on through every restart: {} plies",
@@ -702,15 +701,7 @@ async fn a_partitioned_owner_stops_acknowledging_and_never_writes_the_games_it_l
     play(&mut viewers, 4).await;
     finish(&mut viewers).await;
     let record = c.api(1).record(&game).await;
-    let stored: Vec<(u32, String)> = record.moves.iter().map(|m| (m.ply, m.mv.clone())).collect();
-    for (k, m) in stored.iter().enumerate() {
-        assert_eq!(m.0 as usize, k, "plies stored once each, in order");
-    }
-    for v in &viewers {
-        for m in &v.moves {
-            assert!(stored.contains(m), "{}: acknowledged {m:?} is in the record", v.name);
-        }
-    }
+    every_acknowledged_move_stored_once(&record, &viewers);
     c.kill(0);
 }
 
