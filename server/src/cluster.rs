@@ -460,9 +460,7 @@ impl Cluster {
     /// its rooms stopped).
     pub async fn leave(&self) {
         self.leased.store(false, Ordering::Release);
-        for (game, _) in self.fences.all() {
-            self.fences.remove(&game);
-        }
+        self.fences.clear();
         let released = sqlx::query("UPDATE games SET owner_node = NULL WHERE owner_node = $1")
             .bind(&self.node)
             .execute(&self.store.pool)
@@ -572,9 +570,7 @@ impl Cluster {
                 tracing::error!(node = %self.node, "lease lapsed: stopping every room of this node");
                 let old = std::mem::take(&mut *self.lost.lock().unwrap_or_else(|e| e.into_inner()));
                 old.cancel();
-                for (game, _) in self.fences.all() {
-                    self.fences.remove(&game);
-                }
+                self.fences.clear();
             }
             if !connected {
                 continue;

@@ -303,10 +303,9 @@ impl Fences {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(game);
     }
 
-    /// Every game this node owns, with its epoch.
-    pub fn all(&self) -> Vec<(String, i64)> {
-        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.iter().map(|(g, e)| (g.clone(), *e)).collect()
+    /// This node owns no game any more (its lease lapsed, or it leaves).
+    pub fn clear(&self) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     /// The epoch of `game`, if owned here.

@@ -392,6 +392,17 @@ impl Rooms {
         map.get(id).filter(|h| !h.tx.is_closed()).cloned()
     }
 
+    /// A room's (or proxy's) task ended: it leaves the registry, unless a
+    /// newer task of the same game took its place. Whether it left.
+    fn forget(&self, id: &str, generation: u64) -> bool {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        let current = map.get(id).is_some_and(|h| h.generation == generation);
+        if current {
+            map.remove(id);
+        }
+        current
+    }
+
     /// This node in the cluster, if it runs in one.
     pub fn cluster(&self) -> Option<&(Arc<Cluster>, Arc<remote::Deliveries>)> {
         self.ctx.cluster.as_ref()
@@ -882,14 +893,7 @@ impl Actor {
         for conn in self.conns.values() {
             conn.outbox.kick();
         }
-        let current = {
-            let mut map = rooms.map.lock().unwrap_or_else(|e| e.into_inner());
-            let current = map.get(&self.room.id).is_some_and(|h| h.generation == generation);
-            if current {
-                map.remove(&self.room.id);
-            }
-            current
-        };
+        let current = rooms.forget(&self.room.id, generation);
         rooms.ctx.metrics.rooms.fetch_sub(1, Ordering::Relaxed);
         // A cluster node gives up a game whose room stopped (idle, or its
         // store refused): anyone may take it over at once. At shutdown the

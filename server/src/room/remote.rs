@@ -277,12 +277,7 @@ impl Proxy {
             }
         }
         // Gone: its clients reconnect and find the game's owner anew.
-        {
-            let mut map = rooms.map.lock().unwrap_or_else(|e| e.into_inner());
-            if map.get(&self.game).is_some_and(|h| h.generation == generation) {
-                map.remove(&self.game);
-            }
-        }
+        rooms.forget(&self.game, generation);
         for (conn, outbox) in self.conns.drain() {
             self.deliveries.remove(conn);
             outbox.kick();

@@ -689,6 +689,64 @@ fn check_record(id: &str, rec: &GameRecord, seen: &Seen, lives: &[Incarnation]) 
     (out, rec.moves.len())
 }
 
+/// What the records of a run's games held against what their clients saw.
+#[derive(Debug, Default)]
+struct Checked {
+    stored: usize,
+    acked: usize,
+    finished: usize,
+    /// Acknowledged moves missing from their game's record (or stored otherwise).
+    lost: usize,
+    /// Stored moves at a ply already stored (a move applied twice).
+    duplicated: usize,
+}
+
+/// Reads every game's record (from the servers in `bases` in turn) and
+/// checks it ([`check_record`]; `lives` empty: a cluster, no per-incarnation
+/// clock check); violations go to `shared`.
+async fn check_games(
+    http: &reqwest::Client,
+    bases: &[String],
+    games: &[(String, Arc<Mutex<Seen>>)],
+    lives: &[Incarnation],
+    shared: &Shared,
+) -> Result<Checked> {
+    let mut c = Checked::default();
+    for (n, (id, seen)) in games.iter().enumerate() {
+        let rec: GameRecord = http
+            .get(format!("{}/api/games/{id}/record", bases[n % bases.len()]))
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        let seen = seen.lock().unwrap();
+        c.lost += seen
+            .acked
+            .iter()
+            .filter(|(ply, (side, mv))| {
+                rec.moves
+                    .get(**ply as usize)
+                    .is_none_or(|m| m.side != *side || &m.mv != mv)
+            })
+            .count();
+        c.duplicated += rec
+            .moves
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| m.ply as usize != *i)
+            .count();
+        let (v, n) = check_record(id, &rec, &seen, lives);
+        for x in v {
+            shared.violation(x);
+        }
+        c.stored += n;
+        c.acked += seen.acked.len();
+        c.finished += usize::from(rec.phase == Phase::Finished);
+    }
+    Ok(c)
+}
+
 async fn create_db(admin: &str) -> Result<(String, String)> {
     let name = format!("sanguo_crash_{:08x}", rand::random::<u32>());
     let mut c = PgConnection::connect(admin)
@@ -808,38 +866,22 @@ async fn run(o: Options) -> Result<bool> {
     lives.push(current);
     tokio::time::sleep(Duration::from_millis(500)).await;
 
-    let mut stored_total = 0usize;
-    let mut acked_total = 0usize;
-    let mut finished = 0usize;
     let games = shared.games.lock().unwrap().clone();
-    let check: Result<()> = async {
-        outcome?;
-        for (id, seen) in &games {
-            let rec: GameRecord = http
-                .get(format!("{base}/api/games/{id}/record"))
-                .send()
-                .await?
-                .error_for_status()?
-                .json()
-                .await?;
-            let seen = seen.lock().unwrap();
-            let (v, n) = check_record(id, &rec, &seen, &lives);
-            for x in v {
-                shared.violation(x);
-            }
-            stored_total += n;
-            acked_total += seen.acked.len();
-            finished += usize::from(rec.phase == Phase::Finished);
-        }
-        Ok(())
-    }
-    .await;
+    let check = match outcome {
+        Ok(()) => check_games(&http, std::slice::from_ref(&base), &games, &lives, &shared).await,
+        Err(e) => Err(e),
+    };
     let _ = server.child.kill();
     let _ = server.child.wait();
     if !o.keep_db {
         drop_db(&o.pg, &db_name).await;
     }
-    check?;
+    let Checked {
+        stored: stored_total,
+        acked: acked_total,
+        finished,
+        ..
+    } = check?;
 
     let c = &shared.counts;
     let mut ready: Vec<Duration> = lives.iter().map(|l| l.ready).collect();
@@ -998,49 +1040,11 @@ async fn run_cluster(o: Options) -> Result<bool> {
         let _ = tokio::time::timeout(Duration::from_secs(10), s).await;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let mut stored_total = 0usize;
-    let mut acked_total = 0usize;
-    let mut finished = 0usize;
-    let mut lost = 0usize;
-    let mut duplicated = 0usize;
     let games = shared.games.lock().unwrap().clone();
-    let check: Result<()> = async {
-        outcome?;
-        for (n, (id, seen)) in games.iter().enumerate() {
-            let rec: GameRecord = http
-                .get(format!("{}/api/games/{id}/record", bases[n % bases.len()]))
-                .send()
-                .await?
-                .error_for_status()?
-                .json()
-                .await?;
-            let seen = seen.lock().unwrap();
-            lost += seen
-                .acked
-                .iter()
-                .filter(|(ply, (side, mv))| {
-                    rec.moves
-                        .get(**ply as usize)
-                        .is_none_or(|m| m.side != *side || &m.mv != mv)
-                })
-                .count();
-            duplicated += rec
-                .moves
-                .iter()
-                .enumerate()
-                .filter(|(i, m)| m.ply as usize != *i)
-                .count();
-            let (v, n) = check_record(id, &rec, &seen, &[]);
-            for x in v {
-                shared.violation(x);
-            }
-            stored_total += n;
-            acked_total += seen.acked.len();
-            finished += usize::from(rec.phase == Phase::Finished);
-        }
-        Ok(())
-    }
-    .await;
+    let check = match outcome {
+        Ok(()) => check_games(&http, &bases, &games, &[], &shared).await,
+        Err(e) => Err(e),
+    };
     for s in &mut servers {
         let _ = s.child.kill();
         let _ = s.child.wait();
@@ -1049,7 +1053,13 @@ async fn run_cluster(o: Options) -> Result<bool> {
     if !o.keep_db {
         drop_db(&o.pg, &db_name).await;
     }
-    check?;
+    let Checked {
+        stored: stored_total,
+        acked: acked_total,
+        finished,
+        lost,
+        duplicated,
+    } = check?;
     let c = &shared.counts;
     takeovers.sort_unstable();
     ready.sort_unstable();
