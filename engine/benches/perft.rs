@@ -28,6 +28,49 @@ fn bench_perft(c: &mut Criterion) {
 fn bench_movegen(c: &mut Criterion) {
     let pos = Position::initial(Direction::Ccw);
     c.bench_function("legal_moves/start", |b| b.iter(|| black_box(&pos).legal_moves()));
+    // What a server computes after every move: the legal moves of positions
+    // met in play (random playouts, a fixed seed; ~6,000 positions).
+    let positions = playout_positions(40, 150);
+    let mut group = c.benchmark_group("legal_moves");
+    group.throughput(Throughput::Elements(positions.len() as u64));
+    group.bench_function("playouts", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|p| black_box(p).legal_moves().len())
+                .sum::<usize>()
+        })
+    });
+    group.finish();
+}
+
+/// The positions of `games` random playouts of at most `plies` plies each
+/// (xorshift, fixed seed), before each move.
+fn playout_positions(games: usize, plies: usize) -> Vec<Position> {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut out = Vec::new();
+    for g in 0..games {
+        let mut p = Position::initial(if g % 2 == 0 { Direction::Ccw } else { Direction::Cw });
+        for _ in 0..plies {
+            if p.is_over() {
+                break;
+            }
+            let moves = p.legal_moves();
+            if moves.is_empty() {
+                let _ = p.resolve_turn();
+                continue;
+            }
+            out.push(p);
+            p.play_unchecked(moves[(next() % moves.len() as u64) as usize]);
+        }
+    }
+    out
 }
 
 criterion_group!(benches, bench_perft, bench_movegen);

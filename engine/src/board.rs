@@ -425,7 +425,7 @@ pub struct Board {
     no_soldier: [PointSet; 3],
     fans: PointSet,
     forward: Vec<[Option<Point>; 3]>,
-    king_sensitive: Vec<PointSet>,
+    king_steps: Vec<PointSet>,
 }
 
 static BOARD: LazyLock<Board> = LazyLock::new(Board::build);
@@ -550,12 +550,11 @@ impl Board {
         self.fans
     }
 
-    /// The points whose emptying or filling can open or close an attack on
-    /// `p`, or a king's view from it: every point of a line through `p`, the
-    /// legs of 日 moves and the eyes of 田 moves ending on `p`.
+    /// The points off the lines whose emptying can open an attack on `p`:
+    /// the legs of 日 moves and the eyes of 田 moves ending on `p`.
     #[inline]
-    pub fn king_sensitive(&self, p: Point) -> &PointSet {
-        &self.king_sensitive[p.index()]
+    pub fn king_steps(&self, p: Point) -> &PointSet {
+        &self.king_steps[p.index()]
     }
 
     /// For a rectangle point `Xfr` with r ≤ 5, the point one rank forward on
@@ -793,9 +792,9 @@ impl Board {
             }
         }
 
-        let king_sensitive: Vec<PointSet> = Point::all()
+        let king_steps: Vec<PointSet> = Point::all()
             .map(|p| {
-                let mut set: PointSet = rays_nested[p.index()].iter().flatten().copied().collect();
+                let mut set = PointSet::EMPTY;
                 for r in &ri_to[p.index()] {
                     set.insert(r.leg);
                 }
@@ -805,9 +804,8 @@ impl Board {
                 set
             })
             .collect();
-
         Board {
-            king_sensitive,
+            king_steps,
             lines,
             cells,
             edge_points,

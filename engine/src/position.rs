@@ -447,56 +447,12 @@ impl Position {
     pub fn attacked_by(&self, k: Point, by: Side) -> bool {
         let b = board();
         let sq = &self.squares;
-        let code = |r: Role| Piece { side: by, role: r }.code();
-        let (chariot, cannon, horse, elephant, soldier, prince, king) = (
-            code(Role::Chariot),
-            code(Role::Cannon),
-            code(Role::Horse),
-            code(Role::Elephant),
-            code(Role::Soldier),
-            code(Role::Prince),
-            code(Role::King),
-        );
-        let phase2 = self.live.count() < 3;
-        let zone = b.no_soldier_zone(by);
-        let k_in_zone = zone.contains(k);
-
-        for ray in b.rays(k) {
-            let pts = b.ray_points(ray);
-            let mut i = 0;
-            // First piece: chariot, king (facing), soldier one step away.
-            while i < pts.len() && sq[pts[i].index()] == 0 {
-                i += 1;
-            }
-            if i == pts.len() {
-                continue;
-            }
-            let c = sq[pts[i].index()];
-            if c == chariot || c == king {
-                return true;
-            }
-            if c == soldier && !k_in_zone {
-                let s = pts[i];
-                if i == 0 {
-                    if !zone.contains(s) || b.forward(s, by) == Some(k) {
-                        return true;
-                    }
-                } else if i == 1 && phase2 {
-                    let mid = pts[0];
-                    if !zone.contains(mid) && (!zone.contains(s) || b.forward(s, by) == Some(mid)) {
-                        return true;
-                    }
-                }
-            }
-            // Second piece: cannon.
-            i += 1;
-            while i < pts.len() && sq[pts[i].index()] == 0 {
-                i += 1;
-            }
-            if i < pts.len() && sq[pts[i].index()] == cannon {
-                return true;
-            }
+        let a = RayAttackers::new(self, k, by);
+        if b.rays(k).iter().any(|ray| self.ray_attacks(&a, b.ray_points(ray))) {
+            return true;
         }
+        let code = |r: Role| Piece { side: by, role: r }.code();
+        let (horse, elephant, prince) = (code(Role::Horse), code(Role::Elephant), code(Role::Prince));
         for r in b.ri_to(k) {
             if sq[r.from.index()] == horse && sq[r.leg.index()] == 0 {
                 return true;
@@ -515,6 +471,7 @@ impl Position {
             }
         }
         if b.king_region(by).contains(k) {
+            let king = a.king;
             let (consort, advisor) = (code(Role::Consort), code(Role::Advisor));
             for &q in b.neighbours(k) {
                 let c = sq[q.index()];
@@ -530,7 +487,91 @@ impl Position {
                 }
             }
         }
-        // Kings facing through O (枢轴线).
+        self.pivot_attack(k, by)
+    }
+
+    /// [`Position::attacked_by`] after a move `m` (played on `self`) that
+    /// neither moved nor took a king, when `by` did not attack `k` before it.
+    /// Only what the move can have opened is looked at: the rays from `k`
+    /// it `touched` (bit `i`: the `i`-th of `board().rays(k)`, see
+    /// [`Safety::touched`]), a horse's leg or an elephant's eye it emptied,
+    /// and the kings' view through O. Pieces of `by` did not move; on an
+    /// untouched ray the first two pieces, and what lies before them, are as
+    /// they were.
+    fn attacked_after(&self, k: Point, by: Side, m: Move, touched: u8) -> bool {
+        let b = board();
+        let sq = &self.squares;
+        if touched != 0 {
+            let a = RayAttackers::new(self, k, by);
+            for (i, ray) in b.rays(k).iter().enumerate() {
+                if touched & (1 << i) != 0 && self.ray_attacks(&a, b.ray_points(ray)) {
+                    return true;
+                }
+            }
+        }
+        let code = |r: Role| Piece { side: by, role: r }.code();
+        for r in b.ri_to(k) {
+            if r.leg == m.from && sq[r.from.index()] == code(Role::Horse) {
+                return true;
+            }
+        }
+        if self.elephant_region(by).contains(k) {
+            for t in b.tian_to(k) {
+                if t.eye == m.from && sq[t.from.index()] == code(Role::Elephant) {
+                    return true;
+                }
+            }
+        }
+        self.pivot_attack(k, by)
+    }
+
+    /// Whether a piece of `by` on the ray `pts` (from `k` outward) attacks
+    /// `k`: a chariot or king (照面) first, a soldier a step away (two, across
+    /// an empty point, in phase 2), a cannon second.
+    #[inline]
+    fn ray_attacks(&self, a: &RayAttackers, pts: &[Point]) -> bool {
+        let b = board();
+        let sq = &self.squares;
+        let by = a.by;
+        let (chariot, cannon, soldier, king, zone, k_in_zone, phase2) =
+            (a.chariot, a.cannon, a.soldier, a.king, a.zone, a.k_in_zone, a.phase2);
+        let k = a.k;
+        let mut i = 0;
+        // First piece: chariot, king (facing), soldier one step away.
+        while i < pts.len() && sq[pts[i].index()] == 0 {
+            i += 1;
+        }
+        if i == pts.len() {
+            return false;
+        }
+        let c = sq[pts[i].index()];
+        if c == chariot || c == king {
+            return true;
+        }
+        if c == soldier && !k_in_zone {
+            let s = pts[i];
+            if i == 0 {
+                if !zone.contains(s) || b.forward(s, by) == Some(k) {
+                    return true;
+                }
+            } else if i == 1 && phase2 {
+                let mid = pts[0];
+                if !zone.contains(mid) && (!zone.contains(s) || b.forward(s, by) == Some(mid)) {
+                    return true;
+                }
+            }
+        }
+        // Second piece: cannon.
+        i += 1;
+        while i < pts.len() && sq[pts[i].index()] == 0 {
+            i += 1;
+        }
+        i < pts.len() && sq[pts[i].index()] == cannon
+    }
+
+    /// Kings facing through O (枢轴线): the king of `by` sees a king on `k`.
+    fn pivot_attack(&self, k: Point, by: Side) -> bool {
+        let sq = &self.squares;
         if let Some(kb) = self.king(by)
             && sq[k.index()] != 0
             && Piece::from_code(sq[k.index()]).role == Role::King
@@ -789,7 +830,7 @@ impl Position {
         self.pseudo_legal_moves(&mut moves);
         let ctx = self.safety();
         moves.retain(|m| self.is_legal_in(*m, &ctx));
-        moves.sort_unstable();
+        sort_nearly_sorted(&mut moves);
         moves
     }
 
@@ -835,6 +876,11 @@ impl Position {
             (o, o)
         };
         let live = self.kings[s.index()].is_some() && self.live.count() >= 2;
+        let (sensitive, rays) = if live {
+            self.king_sensitive(king)
+        } else {
+            (PointSet::EMPTY, [PointSet::EMPTY; MAX_RAYS])
+        };
         Safety {
             king,
             thr,
@@ -842,7 +888,38 @@ impl Position {
             attacked_thr: live && self.attacked_by(king, thr),
             attacked_tgt: live && self.attacked_by(king, tgt),
             facing: live && self.king_faces_any(s),
+            sensitive,
+            rays,
         }
+    }
+
+    /// The points whose emptying or filling can open or close an attack on
+    /// (or a king's view from) `k` in this placement: the legs and eyes
+    /// toward it, and along each ray from it the points up to its second
+    /// piece (one set per ray, in the order of `board().rays(k)`). Past a
+    /// ray's second piece nothing counts: a chariot, king or soldier acts
+    /// from the first piece, a cannon from the second, and a move that
+    /// changes neither of them (nor the empty points before them) leaves what
+    /// that ray sees as it was.
+    fn king_sensitive(&self, k: Point) -> (PointSet, [PointSet; MAX_RAYS]) {
+        let b = board();
+        let mut all = *b.king_steps(k);
+        let mut rays = [PointSet::EMPTY; MAX_RAYS];
+        debug_assert!(b.rays(k).len() <= MAX_RAYS);
+        for (ray, set) in b.rays(k).iter().zip(&mut rays) {
+            let mut pieces = 0;
+            for &q in b.ray_points(ray) {
+                set.insert(q);
+                if self.squares[q.index()] != 0 {
+                    pieces += 1;
+                    if pieces == 2 {
+                        break;
+                    }
+                }
+            }
+            all = all.union(*set);
+        }
+        (all, rays)
     }
 
     /// Whether a pseudo-legal move is legal (§4): after it, the mover's king
@@ -876,26 +953,40 @@ impl Position {
             }
         };
         let s = self.turn;
+        // With `king` = O (never a king's point) the shortcut is off.
+        let takes_king = self.squares[m.to.index()] & 15 == KING_CODE;
+        let quiet = ctx.king != Point::O
+            && m.from != ctx.king
+            && !takes_king
+            && !ctx.sensitive.contains(m.from)
+            && !ctx.sensitive.contains(m.to);
+        if quiet && !ctx.attacked_thr && !ctx.attacked_tgt && !ctx.facing {
+            return true;
+        }
         let mut after = *self;
         let captured = after.apply_raw(m);
         let live = after.live.count();
         if live == 1 {
             return true;
         }
-        let mask = board().king_sensitive(ctx.king);
-        // With `king` = O (never a king's point) the shortcut is off.
-        let quiet = ctx.king != Point::O
-            && m.from != ctx.king
-            && live == self.live.count()
-            && !mask.contains(m.from)
-            && !mask.contains(m.to);
         let k = after.kings[s.index()].unwrap();
+        // A move that neither moves nor takes a king: what was not attacked
+        // before it can only be opened where it touched (`attacked_after`).
+        let inc = ctx.king != Point::O && m.from != ctx.king && !takes_king;
+        let touched = if inc { ctx.touched(m) } else { 0 };
+        let attacked = |by: Side, before: bool| {
+            if inc && !before {
+                after.attacked_after(k, by, m, touched)
+            } else {
+                after.attacked_by(k, by)
+            }
+        };
         if live == 3 {
             let (thr, tgt) = (ctx.thr, ctx.tgt);
-            if (!quiet || ctx.attacked_thr) && after.attacked_by(k, thr) {
+            if (!quiet || ctx.attacked_thr) && attacked(thr, ctx.attacked_thr) {
                 return false;
             }
-            if (!quiet || ctx.attacked_tgt) && after.attacked_by(k, tgt) {
+            if (!quiet || ctx.attacked_tgt) && attacked(tgt, ctx.attacked_tgt) {
                 // Only forbidden when target holds (or will hold) a right to hit back.
                 if self.has_standing_check(tgt, s) {
                     return false;
@@ -907,8 +998,9 @@ impl Position {
                     return false;
                 }
             }
-        } else if quiet {
-            if ctx.attacked_thr && after.attacked_by(k, ctx.thr) {
+        } else if inc {
+            // Two sides live before and after: `thr` is the other one.
+            if (!quiet || ctx.attacked_thr) && attacked(ctx.thr, ctx.attacked_thr) {
                 return false;
             }
         } else {
@@ -918,7 +1010,35 @@ impl Position {
                 }
             }
         }
-        !((!quiet || ctx.facing) && after.king_faces_any(s))
+        if quiet && !ctx.facing {
+            return true;
+        }
+        let faces = if inc && !ctx.facing {
+            after.faces_after(s, k, touched)
+        } else {
+            after.king_faces_any(s)
+        };
+        !faces
+    }
+
+    /// [`Position::king_faces_any`] for `side`'s king on `k` after a move
+    /// as in [`Position::attacked_after`], when it faced no king before: a
+    /// king first on a touched ray, or the view through O.
+    fn faces_after(&self, side: Side, k: Point, touched: u8) -> bool {
+        let b = board();
+        for (i, ray) in b.rays(k).iter().enumerate() {
+            if touched & (1 << i) != 0
+                && let Some(&q) = b.ray_points(ray).iter().find(|q| self.squares[q.index()] != 0)
+                && self.squares[q.index()] & 15 == KING_CODE
+            {
+                return true;
+            }
+        }
+        self.pivot_clear(k, side)
+            && self
+                .live
+                .iter()
+                .any(|o| o != side && self.pivot_clear(self.kings[o.index()].unwrap(), o))
     }
 
     fn is_pseudo_legal_move_legal(&self, m: Move) -> bool {
@@ -1099,6 +1219,38 @@ impl Position {
     }
 }
 
+/// What [`Position::attacked_by`] needs of `by` to look along a ray from `k`.
+struct RayAttackers {
+    k: Point,
+    by: Side,
+    chariot: u8,
+    cannon: u8,
+    soldier: u8,
+    king: u8,
+    zone: PointSet,
+    k_in_zone: bool,
+    phase2: bool,
+}
+
+impl RayAttackers {
+    #[inline]
+    fn new(pos: &Position, k: Point, by: Side) -> RayAttackers {
+        let code = |r: Role| Piece { side: by, role: r }.code();
+        let zone = board().no_soldier_zone(by);
+        RayAttackers {
+            k,
+            by,
+            chariot: code(Role::Chariot),
+            cannon: code(Role::Cannon),
+            soldier: code(Role::Soldier),
+            king: code(Role::King),
+            zone,
+            k_in_zone: zone.contains(k),
+            phase2: pos.live.count() < 3,
+        }
+    }
+}
+
 /// See [`Position::safety`].
 #[derive(Copy, Clone, Debug)]
 struct Safety {
@@ -1108,6 +1260,44 @@ struct Safety {
     attacked_thr: bool,
     attacked_tgt: bool,
     facing: bool,
+    /// [`Position::king_sensitive`] of `king`: all of it, and per ray.
+    sensitive: PointSet,
+    rays: [PointSet; MAX_RAYS],
+}
+
+/// The most rays from one point (a test checks it).
+const MAX_RAYS: usize = 6;
+
+impl Safety {
+    /// The rays from `king` (bit `i`: the `i`-th of `board().rays(king)`)
+    /// whose sensitive stretch `m` touches.
+    #[inline]
+    fn touched(&self, m: Move) -> u8 {
+        let mut bits = 0;
+        for (i, set) in self.rays.iter().enumerate() {
+            if set.contains(m.from) || set.contains(m.to) {
+                bits |= 1 << i;
+            }
+        }
+        bits
+    }
+}
+
+/// Sorts moves by (from, to). The generator lists them by ascending `from`
+/// already (a piece's destinations in ray order, the king's 照面 captures
+/// last), so an insertion sort by one integer key moves few of them.
+fn sort_nearly_sorted(moves: &mut [Move]) {
+    let key = |m: &Move| (m.from.index() as u16) << 8 | m.to.index() as u16;
+    for i in 1..moves.len() {
+        let m = moves[i];
+        let k = key(&m);
+        let mut j = i;
+        while j > 0 && key(&moves[j - 1]) > k {
+            moves[j] = moves[j - 1];
+            j -= 1;
+        }
+        moves[j] = m;
+    }
 }
 
 fn all_pairs() -> impl Iterator<Item = (Side, Side)> {
@@ -1167,4 +1357,15 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
             (m, perft_inner(&next, depth - 1))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_point_has_more_rays_than_the_safety_test_keeps() {
+        let most = Point::all().map(|p| board().rays(p).len()).max().unwrap();
+        assert_eq!(most, MAX_RAYS);
+    }
 }
