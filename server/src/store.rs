@@ -371,6 +371,60 @@ fn join3<T: std::fmt::Display>(a: &[T; 3]) -> String {
     format!("{},{},{}", a[0], a[1], a[2])
 }
 
+/// Columns of rows as Postgres array literals (`{"a",NULL,"b"}`), one text
+/// per column, to bind as `$n::text[]` or `$n::bigint[]`: the `Any` driver
+/// binds no arrays, and a text cast to an array type parses the literal.
+struct PgArrays(Vec<String>);
+
+impl PgArrays {
+    fn new(columns: usize, rows: usize) -> PgArrays {
+        PgArrays((0..columns).map(|_| String::with_capacity(2 + rows * 16)).collect())
+    }
+
+    fn sep(&mut self, c: usize) -> &mut String {
+        let col = &mut self.0[c];
+        col.push(if col.is_empty() { '{' } else { ',' });
+        col
+    }
+
+    fn text(&mut self, c: usize, v: Option<&str>) {
+        let col = self.sep(c);
+        match v {
+            None => col.push_str("NULL"),
+            Some(t) => {
+                col.push('"');
+                for ch in t.chars() {
+                    if ch == '"' || ch == '\\' {
+                        col.push('\\');
+                    }
+                    col.push(ch);
+                }
+                col.push('"');
+            }
+        }
+    }
+
+    fn int(&mut self, c: usize, v: Option<i64>) {
+        let col = self.sep(c);
+        match v {
+            None => col.push_str("NULL"),
+            Some(n) => {
+                let _ = std::fmt::Write::write_fmt(col, format_args!("{n}"));
+            }
+        }
+    }
+
+    fn finish(self) -> Vec<String> {
+        self.0
+            .into_iter()
+            .map(|mut col| {
+                col.push('}');
+                col
+            })
+            .collect()
+    }
+}
+
 fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
@@ -869,7 +923,26 @@ impl Store {
             .iter()
             .map(|(_, _, ops)| ops.len() + bot_rows(ops) + finishes(ops) + usize::from(version_row(ops)))
             .sum();
-        if let [(game, v, ops)] = writes
+        // Moves alone (the common batch), on Postgres: one `unnest` INSERT
+        // is one statement, atomic without a transaction's two round trips.
+        let events_only = !self.sqlite
+            && self.fences.is_none()
+            && writes
+                .iter()
+                .all(|(_, _, ops)| !ops.is_empty() && ops.iter().all(|o| matches!(o, Op::Event(_))));
+        if events_only {
+            let rows: Vec<(&str, u64, &EventRow)> = writes
+                .iter()
+                .flat_map(|(game, v, ops)| {
+                    ops.iter().filter_map(move |o| match o {
+                        Op::Event(e) => Some((*game, *v, e)),
+                        _ => None,
+                    })
+                })
+                .collect();
+            let mut conn = self.pool.acquire().await?;
+            Self::insert_events(&mut conn, &rows).await?;
+        } else if let [(game, v, ops)] = writes
             && statements == 1
             && self.fences.is_none()
         {
@@ -898,9 +971,7 @@ impl Store {
                     versions.push((*game, *v));
                 }
             }
-            for chunk in events.chunks(EVENT_ROWS_PER_INSERT) {
-                Self::insert_events(&mut tx, chunk).await?;
-            }
+            Self::insert_events(&mut tx, &events).await?;
             Self::write_versions(&mut tx, &versions).await?;
             tx.commit().await?;
         }
@@ -955,8 +1026,56 @@ impl Store {
         Ok(())
     }
 
-    /// Inserts event rows (game, the game's new version, row) in one statement.
+    /// Inserts event rows (game, the game's new version, row). On Postgres
+    /// one statement whatever the number of rows: each column bound as one
+    /// array and `unnest`ed, so that every batch runs the same prepared
+    /// statement (a multi-row `VALUES` is a new statement for every batch
+    /// size: parsed and planned again, its plan cached per size and
+    /// connection). SQLite has no arrays: multi-row `VALUES`,
+    /// [`EVENT_ROWS_PER_INSERT`] rows per statement.
     async fn insert_events(conn: &mut AnyConnection, rows: &[(&str, u64, &EventRow)]) -> Result<(), StoreError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        if conn.backend_name() == "PostgreSQL" {
+            return Self::unnest_events(conn, rows).await;
+        }
+        for chunk in rows.chunks(EVENT_ROWS_PER_INSERT) {
+            Self::values_events(conn, chunk).await?;
+        }
+        Ok(())
+    }
+
+    async fn unnest_events(conn: &mut AnyConnection, rows: &[(&str, u64, &EventRow)]) -> Result<(), StoreError> {
+        let mut cols = PgArrays::new(12, rows.len());
+        for &(game, v, e) in rows {
+            cols.text(0, Some(game));
+            cols.int(1, Some(e.seq as i64));
+            cols.int(2, Some(e.v as i64));
+            cols.int(3, Some(v as i64));
+            cols.text(4, Some(e.side.as_str()));
+            cols.text(5, Some(&e.action));
+            cols.int(6, Some(e.at_ms as i64));
+            cols.int(7, Some(e.wall_ms));
+            cols.int(8, e.spent_ms.map(|x| x as i64));
+            cols.int(9, e.lag_ms.map(|x| x as i64));
+            cols.text(10, e.clocks.map(|c| join3(&c.0)).as_deref());
+            cols.text(11, e.clocks.map(|c| join3(&c.1)).as_deref());
+        }
+        let mut q = sqlx::query(
+            "INSERT INTO events (game_id, seq, v, v_last, side, action, at_ms, wall_ms, spent_ms, lag_ms, clocks, periods) \
+             SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], \
+             $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::text[], $12::text[])",
+        );
+        for col in cols.finish() {
+            q = q.bind(col);
+        }
+        q.execute(conn).await?;
+        Ok(())
+    }
+
+    /// Inserts event rows in one multi-row `VALUES` statement (SQLite).
+    async fn values_events(conn: &mut AnyConnection, rows: &[(&str, u64, &EventRow)]) -> Result<(), StoreError> {
         const COLUMNS: usize = 12;
         let mut sql = String::with_capacity(160 + rows.len() * 64);
         sql.push_str(
@@ -1524,12 +1643,49 @@ mod tests {
 
     /// A group commit of several rooms, one of them with more event rows than
     /// one INSERT takes, stores every row with its room's version, in order.
+    /// Odd action texts and empty columns survive the array literals of the
+    /// Postgres `unnest` insert (and SQLite's `VALUES`).
+    fn odd_event(seq: u64, side: Side) -> EventRow {
+        EventRow {
+            action: format!("say \"{seq}\", {{x}} \\ y NULL"),
+            spent_ms: None,
+            clocks: None,
+            ..event(seq, side)
+        }
+    }
+
     #[tokio::test]
-    async fn a_batch_of_rooms_stores_every_event_row() {
+    async fn a_batch_of_rooms_stores_every_event_row_on_sqlite() {
         let path = std::env::temp_dir().join(format!("sanguo-store-{}.sqlite", rand::random::<u64>()));
-        let store = Store::connect(&format!("sqlite://{}?mode=rwc", path.display()), Metrics::default())
+        stores_every_event_row(&format!("sqlite://{}?mode=rwc", path.display())).await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+
+    /// Needs the Postgres of the test command's setup (127.0.0.1:5432, trust).
+    #[tokio::test]
+    async fn a_batch_of_rooms_stores_every_event_row_on_postgres() {
+        let name = format!("sanguo_store_{}", rand::random::<u32>());
+        let admin = "postgres://postgres@127.0.0.1:5432/postgres";
+        sqlx::any::install_default_drivers();
+        let mut conn = <AnyConnection as sqlx::Connection>::connect(admin)
             .await
-            .expect("store");
+            .expect("the test Postgres on 127.0.0.1:5432");
+        conn.execute(format!("CREATE DATABASE {name}").as_str())
+            .await
+            .expect("create");
+        stores_every_event_row(&format!("postgres://postgres@127.0.0.1:5432/{name}")).await;
+        conn.execute(format!("DROP DATABASE {name}").as_str())
+            .await
+            .expect("drop");
+    }
+
+    /// Moves of several rooms in one batch (Postgres: one `unnest`
+    /// statement without a transaction), then moves with other writes (a
+    /// transaction): every row as written, in order.
+    async fn stores_every_event_row(url: &str) {
+        let store = Store::connect(url, Metrics::default()).await.expect("store");
         store.create_player("p1", "P", None, "token-p1").await.expect("player");
         let settings = GameSettings {
             variant: Default::default(),
@@ -1547,10 +1703,22 @@ mod tests {
                 .await
                 .expect("game");
         }
+        let row = |k: u64| {
+            if k % 5 == 3 {
+                odd_event(k, Side::ALL[k as usize % 3])
+            } else {
+                event(k, Side::ALL[k as usize % 3])
+            }
+        };
         let many: Vec<Op> = (0..EVENT_ROWS_PER_INSERT as u64 + 7)
-            .map(|k| Op::Event(event(k, Side::ALL[k as usize % 3])))
+            .map(|k| Op::Event(row(k)))
             .collect();
-        let one = vec![Op::Event(event(0, Side::W))];
+        let first = vec![Op::Event(event(0, Side::W))];
+        store
+            .commit_now(&[("g1", 500, &many), ("g2", 9, &first)])
+            .await
+            .expect("moves alone");
+        let second = vec![Op::Event(odd_event(1, Side::B))];
         let chat = vec![Op::Chat {
             v: 1,
             channel: Channel::Players,
@@ -1560,31 +1728,35 @@ mod tests {
             wall_ms: 1,
         }];
         store
-            .commit_now(&[("g1", 500, &many), ("g2", 9, &one), ("g3", 1, &chat)])
+            .commit_now(&[("g2", 10, &second), ("g3", 1, &chat)])
             .await
-            .expect("commit");
+            .expect("moves and chat");
         let rows = sqlx::query(
-            "SELECT game_id, seq, v, v_last, side, action, clocks, periods FROM events ORDER BY game_id, seq",
+            "SELECT game_id, seq, v, v_last, side, action, at_ms, wall_ms, spent_ms, lag_ms, clocks, periods \
+             FROM events ORDER BY game_id, seq",
         )
         .fetch_all(&store.pool)
         .await
         .expect("rows");
-        assert_eq!(rows.len(), many.len() + 1);
-        for (k, r) in rows.iter().take(many.len()).enumerate() {
-            assert_eq!(r.get::<String, _>("game_id"), "g1");
-            assert_eq!(r.get::<i64, _>("seq"), k as i64);
-            assert_eq!(r.get::<i64, _>("v"), k as i64 + 1);
-            assert_eq!(r.get::<i64, _>("v_last"), 500);
-            assert_eq!(r.get::<String, _>("side"), Side::ALL[k % 3].as_str());
-            assert_eq!(r.get::<String, _>("action"), format!("move test-{k}"));
-            assert_eq!(r.get::<String, _>("clocks"), format!("1,2,{k}"));
-            assert_eq!(r.get::<String, _>("periods"), "0,1,2");
+        let written: Vec<(&str, u64, EventRow)> = (0..many.len() as u64)
+            .map(|k| ("g1", 500, row(k)))
+            .chain([("g2", 9, event(0, Side::W)), ("g2", 10, odd_event(1, Side::B))])
+            .collect();
+        assert_eq!(rows.len(), written.len());
+        for (r, (game, v_last, e)) in rows.iter().zip(&written) {
+            assert_eq!(r.get::<String, _>("game_id"), *game);
+            assert_eq!(r.get::<i64, _>("seq"), e.seq as i64);
+            assert_eq!(r.get::<i64, _>("v"), e.v as i64);
+            assert_eq!(r.get::<i64, _>("v_last"), *v_last as i64);
+            assert_eq!(r.get::<String, _>("side"), e.side.as_str());
+            assert_eq!(r.get::<String, _>("action"), e.action);
+            assert_eq!(r.get::<i64, _>("at_ms"), e.at_ms as i64);
+            assert_eq!(r.get::<i64, _>("wall_ms"), e.wall_ms);
+            assert_eq!(r.get::<Option<i64>, _>("spent_ms"), e.spent_ms.map(|x| x as i64));
+            assert_eq!(r.get::<Option<i64>, _>("lag_ms"), e.lag_ms.map(|x| x as i64));
+            assert_eq!(r.get::<Option<String>, _>("clocks"), e.clocks.map(|c| join3(&c.0)));
+            assert_eq!(r.get::<Option<String>, _>("periods"), e.clocks.map(|c| join3(&c.1)));
         }
-        let last = &rows[many.len()];
-        assert_eq!(
-            (last.get::<String, _>("game_id"), last.get::<i64, _>("v_last")),
-            ("g2".to_owned(), 9)
-        );
         // The other writes of the batch are there too.
         let chat: i64 = sqlx::query("SELECT COUNT(*) AS n FROM chat WHERE game_id = 'g3' AND v = 1")
             .fetch_one(&store.pool)
@@ -1593,8 +1765,5 @@ mod tests {
             .get("n");
         assert_eq!(chat, 1);
         store.close().await;
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
     }
 }
