@@ -367,8 +367,32 @@ fn triple<T: std::str::FromStr + Copy + Default>(s: &str) -> Result<[T; 3], Stor
     Ok(out)
 }
 
-fn join3<T: std::fmt::Display>(a: &[T; 3]) -> String {
-    format!("{},{},{}", a[0], a[1], a[2])
+/// `a,b,c` (clocks and periods of a move).
+fn join3<T: Copy + Into<u64>>(a: &[T; 3]) -> String {
+    let mut out = String::with_capacity(24);
+    for (i, n) in a.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_digits(&mut out, (*n).into());
+    }
+    out
+}
+
+/// The decimal digits of `n`, without `core::fmt` (this runs for several
+/// columns of every move).
+fn push_digits(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[i..].iter().map(|&d| d as char));
 }
 
 /// Columns of rows as Postgres array literals (`{"a",NULL,"b"}`), one text
@@ -393,11 +417,15 @@ impl PgArrays {
             None => col.push_str("NULL"),
             Some(t) => {
                 col.push('"');
-                for ch in t.chars() {
-                    if ch == '"' || ch == '\\' {
-                        col.push('\\');
+                if t.contains(['"', '\\']) {
+                    for ch in t.chars() {
+                        if ch == '"' || ch == '\\' {
+                            col.push('\\');
+                        }
+                        col.push(ch);
                     }
-                    col.push(ch);
+                } else {
+                    col.push_str(t);
                 }
                 col.push('"');
             }
@@ -409,7 +437,10 @@ impl PgArrays {
         match v {
             None => col.push_str("NULL"),
             Some(n) => {
-                let _ = std::fmt::Write::write_fmt(col, format_args!("{n}"));
+                if n < 0 {
+                    col.push('-');
+                }
+                push_digits(col, n.unsigned_abs());
             }
         }
     }
@@ -1643,6 +1674,24 @@ mod tests {
 
     /// A group commit of several rooms, one of them with more event rows than
     /// one INSERT takes, stores every row with its room's version, in order.
+    #[test]
+    fn array_literals_quote_texts_and_write_numbers_and_nulls() {
+        let mut cols = PgArrays::new(2, 3);
+        for (t, n) in [
+            (Some("a\"b\\c,{d}"), Some(-120)),
+            (None, None),
+            (Some(""), Some(i64::MIN)),
+        ] {
+            cols.text(0, t);
+            cols.int(1, n);
+        }
+        assert_eq!(
+            cols.finish(),
+            [r#"{"a\"b\\c,{d}",NULL,""}"#, "{-120,NULL,-9223372036854775808}"]
+        );
+        assert_eq!(join3(&[0u64, 7, 3_600_000]), "0,7,3600000");
+    }
+
     /// Odd action texts and empty columns survive the array literals of the
     /// Postgres `unnest` insert (and SQLite's `VALUES`).
     fn odd_event(seq: u64, side: Side) -> EventRow {
