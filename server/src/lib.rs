@@ -18,6 +18,7 @@ pub mod openapi;
 pub mod pairing;
 pub mod penalty;
 pub mod players;
+pub mod priority;
 pub mod rating;
 pub mod room;
 pub mod seeks;

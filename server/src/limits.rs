@@ -287,6 +287,9 @@ impl Hasher {
             let spawned = std::thread::Builder::new()
                 .name(format!("password-hash-{i}"))
                 .spawn(move || {
+                    // Anyone may ask for a hash (a login): they take what
+                    // the people's moves leave of the CPU (crate::priority).
+                    crate::priority::lower_this_thread();
                     loop {
                         // The lock is held only to take a job, not while it runs.
                         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
