@@ -10,8 +10,10 @@
 //!   `base`, doubling with each cut-off in a row (up to [`MAX_DOUBLINGS`]
 //!   doublings); an address clean for [`FORGET_AFTER`] past its cut-off
 //!   starts afresh.
-//! - While cut off, its new TCP connections are closed as soon as they are
-//!   accepted (a reset: no `TIME_WAIT` kept for them), and a request on a
+//! - While cut off, its new TCP connections are accepted and never read:
+//!   held unread up to 10 s ([`TARPIT`] at most at once), then reset (no
+//!   `TIME_WAIT` kept for them). A client that waits for an answer waits,
+//!   rather than reconnecting into a reset at once. A request on a
 //!   connection it already holds is answered 429 with `Connection: close`,
 //!   so that a keep-alive flood has to reconnect into the cheap path.
 //! - Behind a trusted proxy (`--trusted-proxy-header`) every connection is
@@ -154,18 +156,34 @@ impl CutOff {
 }
 
 /// The server's listener: a TCP listener whose connections from addresses
-/// cut off are closed as soon as they are accepted (with no HTTP read and no
-/// task spawned), unless the peer is a trusted proxy.
+/// cut off are never read nor given a task, unless the peer is a trusted
+/// proxy: held unread for up to [`TARPIT_HOLD`] (at most [`TARPIT`] at
+/// once, the oldest reset first), then reset.
 #[derive(Debug)]
 pub struct Door {
     listener: tokio::net::TcpListener,
     state: crate::AppState,
+    /// Connections of addresses cut off, held unread (a tarpit), oldest
+    /// first, at most [`TARPIT`].
+    held: std::collections::VecDeque<(Instant, tokio::net::TcpStream)>,
 }
+
+/// Connections of addresses cut off that the door holds unread at once:
+/// a client that waits for its answer waits (until its own timeout)
+/// instead of reconnecting at once into another reset. Taken from the open
+/// files kept in reserve (`--fd-reserve`, 1024).
+pub const TARPIT: usize = 256;
+/// How long a connection is held at most (sooner when the tarpit is full).
+pub const TARPIT_HOLD: Duration = Duration::from_secs(10);
 
 impl Door {
     /// Wraps `listener` for the server of `state`.
     pub fn new(listener: tokio::net::TcpListener, state: crate::AppState) -> Door {
-        Door { listener, state }
+        Door {
+            listener,
+            state,
+            held: std::collections::VecDeque::new(),
+        }
     }
 
     /// Whether a connection from `peer` is closed at once.
@@ -185,11 +203,18 @@ impl axum::serve::Listener for Door {
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         loop {
             let (tcp, peer) = axum::serve::Listener::accept(&mut self.listener).await;
+            let now = Instant::now();
+            // Held long enough, or pushed out by newer ones: reset (no
+            // TIME_WAIT kept for each of a flood's connections).
+            while let Some((since, _)) = self.held.front()
+                && (now.duration_since(*since) >= TARPIT_HOLD || self.held.len() >= TARPIT)
+            {
+                if let Some((_, old)) = self.held.pop_front() {
+                    let _ = old.set_zero_linger();
+                }
+            }
             if self.shut(&peer) {
-                // A reset rather than a FIN: the server keeps no TIME_WAIT
-                // entry for each of a flood's connections.
-                let _ = tcp.set_zero_linger();
-                drop(tcp);
+                self.held.push_back((now, tcp));
                 self.state.metrics.cut_off_connections.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
