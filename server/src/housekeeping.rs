@@ -102,6 +102,7 @@ pub fn spawn(s: &AppState, forget_interval: Duration) {
 pub async fn forget(s: &AppState) {
     s.limits.forget_idle();
     s.penalties.forget_served(std::time::Instant::now());
+    s.cutoff.forget_idle(std::time::Instant::now());
     if let Err(e) = s.limits.bot_games.forget_finished(&s.store).await {
         tracing::warn!(error = %e.0.message, "bot game counts not swept");
     }

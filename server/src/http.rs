@@ -65,6 +65,8 @@ pub fn app(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(refuse_nul))
         .layer(axum::middleware::from_fn(json_errors))
         .layer(tower_http::trace::TraceLayer::new_for_http())
+        // Outermost: an address cut off is refused before anything else.
+        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::cutoff::gate))
         .with_state(state)
 }
 

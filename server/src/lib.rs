@@ -1,12 +1,14 @@
 //! The Sanguo game server as a library: `main` parses the configuration and
 //! calls [`run`]; tests start the very same server on `127.0.0.1:0`.
 //!
-//! Layers, one job each: the accept loop (axum) → HTTP handlers ([`http`]) or
+//! Layers, one job each: the accept loop (axum; connections of addresses cut
+//! off for repeated refusals are closed there, [`cutoff`]) → HTTP handlers ([`http`]) or
 //! a WebSocket connection ([`ws`]: framing, limits, heartbeat) → the game's
 //! room task ([`room`]: decisions in [`room::core`]) → the store ([`store`]).
 
 pub mod boards;
 pub mod cluster;
+pub mod cutoff;
 pub mod deal;
 pub mod error;
 pub mod explain;
@@ -18,6 +20,7 @@ pub mod openapi;
 pub mod pairing;
 pub mod penalty;
 pub mod players;
+pub mod priority;
 pub mod rating;
 pub mod room;
 pub mod seeks;
@@ -85,6 +88,12 @@ pub struct Config {
     pub password_hashes: usize,
     /// Requests that may wait for a password hash; more get 429.
     pub password_queue: usize,
+    /// Refusals of one address within [`cutoff::WINDOW`] (429 answers,
+    /// sockets closed for no `hello`) that cut it off at accept; 0: never.
+    pub cut_off_refusals: u32,
+    /// How long the first cut-off of an address lasts (doubling with each
+    /// one in a row); zero: none.
+    pub cut_off: Duration,
     /// Game sockets open at once (beyond: HTTP 503 before the upgrade); never
     /// more than the open-file limit less `fd_reserve`.
     pub max_sockets: usize,
@@ -134,6 +143,8 @@ impl Default for Config {
             rates: limits::RateConfig::default(),
             password_hashes: std::thread::available_parallelism().map_or(1, |n| n.get()),
             password_queue: 32,
+            cut_off_refusals: 100,
+            cut_off: Duration::from_secs(10),
             max_sockets: 10_000,
             fd_reserve: 1024,
             max_sockets_per_address: 100,
@@ -178,6 +189,8 @@ pub struct AppState {
     pub next_conn: Arc<AtomicU64>,
     /// Clients cut off for flooding, kept out for a while.
     pub penalties: Arc<penalty::PenaltyBox>,
+    /// Addresses cut off for repeated refusals.
+    pub cutoff: Arc<cutoff::CutOff>,
     /// What one client may take (rates, hashing, sockets).
     pub limits: Arc<limits::Limits>,
     /// Finished games' final states recently served from the store.
@@ -262,6 +275,7 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
     }
     Ok(AppState {
         penalties,
+        cutoff: Arc::new(cutoff::CutOff::new(config.cut_off_refusals, config.cut_off)),
         limits,
         finished: Arc::default(),
         lobby: Arc::default(),
@@ -304,6 +318,8 @@ pub async fn serve(
     // Expired sessions, abandoned guests and idle entries of the in-memory
     // limits are swept on timers (bounded growth).
     housekeeping::spawn(&state, Duration::from_secs(60));
+    // Connections of addresses cut off are closed as accepted.
+    let listener = cutoff::Door::new(listener, state.clone());
     let app = http::app(state);
     let stop = token.clone();
     // Game messages are small and latency-bound: send each at once (no Nagle).

@@ -37,12 +37,38 @@ impl ClientAddr {
     /// configured and present (its last entry, the one the proxy appended),
     /// else the peer. IPv6 is cut to its /64.
     pub fn of(parts: &Parts, trusted_header: Option<&str>) -> Option<ClientAddr> {
+        ClientAddr::from_parts(&parts.headers, &parts.extensions, trusted_header)
+    }
+
+    /// [`ClientAddr::of`] from a request's headers and extensions.
+    pub fn from_parts(
+        headers: &axum::http::HeaderMap,
+        extensions: &axum::http::Extensions,
+        trusted_header: Option<&str>,
+    ) -> Option<ClientAddr> {
         let from_header = trusted_header.and_then(|name| {
-            let value = parts.headers.get_all(name).iter().next_back()?.to_str().ok()?;
+            let value = headers.get_all(name).iter().next_back()?.to_str().ok()?;
             value.rsplit(',').next()?.trim().parse::<IpAddr>().ok()
         });
-        let ip = from_header.or_else(|| parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()))?;
-        Some(ClientAddr(network(ip)))
+        let ip = from_header.or_else(|| extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()))?;
+        Some(ClientAddr::from_ip(ip))
+    }
+
+    /// [`ClientAddr::from_parts`], or — without connect info (a router driven
+    /// by `oneshot` in a test) — the unspecified address: every such
+    /// request is one client.
+    pub fn of_request(
+        headers: &axum::http::HeaderMap,
+        extensions: &axum::http::Extensions,
+        trusted_header: Option<&str>,
+    ) -> ClientAddr {
+        ClientAddr::from_parts(headers, extensions, trusted_header)
+            .unwrap_or(ClientAddr(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED)))
+    }
+
+    /// The client at a TCP peer's address (IPv6: its /64).
+    pub fn from_ip(ip: IpAddr) -> ClientAddr {
+        ClientAddr(network(ip))
     }
 }
 
@@ -64,10 +90,11 @@ impl FromRequestParts<AppState> for ClientAddr {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        // Without connect info (a router driven by `oneshot` in a test) every
-        // request is one client: the unspecified address.
-        Ok(ClientAddr::of(parts, state.config.trusted_proxy_header.as_deref())
-            .unwrap_or(ClientAddr(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED))))
+        Ok(ClientAddr::of_request(
+            &parts.headers,
+            &parts.extensions,
+            state.config.trusted_proxy_header.as_deref(),
+        ))
     }
 }
 
@@ -287,6 +314,9 @@ impl Hasher {
             let spawned = std::thread::Builder::new()
                 .name(format!("password-hash-{i}"))
                 .spawn(move || {
+                    // Anyone may ask for a hash (a login): they take what
+                    // the people's moves leave of the CPU (crate::priority).
+                    crate::priority::lower_this_thread();
                     loop {
                         // The lock is held only to take a job, not while it runs.
                         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();

@@ -141,6 +141,15 @@ struct ServeArgs {
     /// Logins and sign-ups that may wait for a password hash; more are refused (429).
     #[arg(long, env = "SANGUO_PASSWORD_QUEUE", default_value_t = 32)]
     password_queue: usize,
+    /// Refusals of one address within 10 s (429 answers, game sockets closed
+    /// for no hello) that cut it off: its connections are closed as accepted
+    /// (0: never).
+    #[arg(long, env = "SANGUO_CUT_OFF_REFUSALS", default_value_t = 100)]
+    cut_off_refusals: u32,
+    /// How long an address is first cut off, in seconds (doubling with each
+    /// cut-off in a row, at most 64 times as long; 0: never).
+    #[arg(long, env = "SANGUO_CUT_OFF_SECS", default_value_t = 10)]
+    cut_off_secs: u64,
     /// Game sockets open at once, all addresses together (more: HTTP 503).
     #[arg(long, env = "SANGUO_MAX_SOCKETS", default_value_t = 10_000)]
     max_sockets: usize,
@@ -222,6 +231,8 @@ fn serve(args: ServeArgs) -> Result<()> {
             .unwrap_or_else(|| server::Config::default().password_hashes)
             .max(1),
         password_queue: args.password_queue,
+        cut_off_refusals: args.cut_off_refusals,
+        cut_off: std::time::Duration::from_secs(args.cut_off_secs),
         max_sockets: args.max_sockets.max(1),
         max_sockets_per_address: args.max_sockets_per_address.max(1),
         max_spectators: args.max_spectators,

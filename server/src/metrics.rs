@@ -64,6 +64,8 @@ pub struct Inner {
     pub refused: AtomicU64,
     /// HTTP requests and sockets refused by a per-address or global limit.
     pub rate_limited: AtomicU64,
+    /// Connections closed at accept: their address was cut off (`cutoff`).
+    pub cut_off_connections: AtomicU64,
     /// Password verifications run (logins; unknown usernames included).
     pub password_verifications: AtomicU64,
     /// Connections dropped because their outbound queue was full.
@@ -128,6 +130,12 @@ impl Metrics {
             "sanguo_rate_limited_total",
             "Requests and sockets refused by a per-address or global limit.",
             self.rate_limited.load(Ordering::Relaxed),
+        );
+        counter(
+            &mut out,
+            "sanguo_cut_off_connections_total",
+            "Connections closed as accepted: their address was cut off for repeated refusals.",
+            self.cut_off_connections.load(Ordering::Relaxed),
         );
         counter(
             &mut out,

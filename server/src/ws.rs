@@ -308,12 +308,21 @@ impl Refusal {
 /// Waits for `hello` (at most `--hello-secs`) and checks it: the player (if
 /// a token was given) and the client's last version. Something that is no
 /// protocol message is `bad_message`; another message first is `hello_first`.
-async fn hello(socket: &mut WebSocket, s: &AppState) -> Result<(Option<Player>, Option<u64>), Refusal> {
+/// A socket silent until the deadline counts as a refusal of its address
+/// (`ip`), towards cutting it off (crate::cutoff).
+async fn hello(
+    socket: &mut WebSocket,
+    s: &AppState,
+    ip: Option<std::net::IpAddr>,
+) -> Result<(Option<Player>, Option<u64>), Refusal> {
     const NO_HELLO: (u16, &str) = (close_code::POLICY, "the first message must be hello");
     let wait = s.config.hello_timeout;
     let text = match tokio::time::timeout(wait, socket.recv()).await {
         Ok(Some(Ok(Message::Text(t)))) => t,
         Err(_) => {
+            if let Some(ip) = ip {
+                s.cutoff.refused(ClientAddr(ip), std::time::Instant::now());
+            }
             return Err(Refusal::new(
                 ErrorCode::HelloFirst,
                 format!("no hello within {} s", wait.as_secs_f64()),
@@ -419,7 +428,7 @@ async fn connection(
     // Boxed, as every await below that is large and happens once: the
     // future of this function is allocated for the connection's whole life
     // with room for its largest await.
-    let (player, last_v) = match Box::pin(hello(&mut socket, &s)).await {
+    let (player, last_v) = match Box::pin(hello(&mut socket, &s, ip)).await {
         Ok(h) => h,
         Err(r) => {
             Box::pin(close(&mut socket, None, Some(r.error), r.close, true)).await;

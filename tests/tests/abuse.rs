@@ -650,3 +650,128 @@ async fn the_lobby_shows_new_games_at_once_and_who_is_connected() {
     assert!(row.seats[0].as_ref().unwrap().online, "{row:?}");
     server.stop().await;
 }
+
+/// One `POST /api/sessions` on a raw connection: the status and whether the
+/// answer says `Connection: close`; `None`: the connection was closed with no
+/// answer at all.
+async fn raw_session(tcp: &mut tokio::net::TcpStream) -> Option<(u16, bool)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let request =
+        "POST /api/sessions HTTP/1.1\r\nHost: sanguo\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+    // Writing into a connection the server already reset may fail: no answer.
+    tcp.write_all(request.as_bytes()).await.ok()?;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let head_end = got.windows(4).position(|w| w == b"\r\n\r\n");
+        if let Some(end) = head_end {
+            let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map_or(0, |v| v.trim().parse().unwrap());
+            if got.len() >= end + 4 + length {
+                let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+                return Some((status, head.lines().any(|l| l == "connection: close")));
+            }
+        }
+        match tcp.read(&mut buf).await {
+            Ok(0) | Err(_) => {
+                assert!(got.is_empty(), "half an answer: {}", String::from_utf8_lossy(&got));
+                return None;
+            }
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+/// A connection from `from` to the server.
+async fn connect_from(server: &TestServer, from: &str) -> std::io::Result<tokio::net::TcpStream> {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(std::net::SocketAddr::new(ip(from), 0)).unwrap();
+    socket.connect(server.addr).await
+}
+
+/// `POST /api/sessions` on a new connection from `from`: as [`raw_session`];
+/// `None` also when no answer comes within 300 ms (the server holds the
+/// connection unread) or the connection is reset before it is even
+/// established on the client's side.
+async fn session_from(server: &TestServer, from: &str) -> Option<(u16, bool)> {
+    let mut tcp = connect_from(server, from).await.ok()?;
+    tokio::time::timeout(Duration::from_millis(300), raw_session(&mut tcp))
+        .await
+        .ok()
+        .flatten()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_address_refused_again_and_again_is_cut_off_at_accept_for_a_while() {
+    let (_db, server) = limited(|c| {
+        c.rates.sessions_per_minute = 1;
+        c.cut_off_refusals = 5;
+        c.cut_off = Duration::from_secs(3);
+    })
+    .await;
+    // One keep-alive connection: one guest, then refusals; the fifth refusal
+    // cuts the address off and closes the connection after its answer.
+    let mut tcp = connect_from(&server, "127.0.0.2").await.unwrap();
+    assert_eq!(raw_session(&mut tcp).await, Some((201, false)));
+    for _ in 0..4 {
+        assert_eq!(raw_session(&mut tcp).await, Some((429, false)));
+    }
+    let cut = Instant::now();
+    assert_eq!(
+        raw_session(&mut tcp).await,
+        Some((429, true)),
+        "the fifth refusal says Connection: close"
+    );
+    assert_eq!(
+        raw_session(&mut tcp).await,
+        None,
+        "and the server closed the connection"
+    );
+
+    // Its next connections are never read: no answer.
+    for _ in 0..3 {
+        assert_eq!(
+            session_from(&server, "127.0.0.2").await,
+            None,
+            "no answer while cut off"
+        );
+    }
+    // Another address is served as ever.
+    assert_eq!(session_from(&server, "127.0.0.3").await, Some((201, false)));
+    let api = Api::new(server.base());
+    assert!(api.metric("sanguo_cut_off_connections_total").await >= 3.0);
+
+    // The cut-off lifts after its 3 s: answered again (429, by the rate limit).
+    tokio::time::sleep(Duration::from_secs(3).saturating_sub(cut.elapsed()) + Duration::from_millis(300)).await;
+    assert_eq!(session_from(&server, "127.0.0.2").await, Some((429, false)));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_silent_until_the_hello_deadline_count_towards_a_cut_off() {
+    let (_db, server) = limited(|c| {
+        c.hello_timeout = Duration::from_secs(1);
+        c.cut_off_refusals = 3;
+        c.cut_off = Duration::from_secs(30);
+    })
+    .await;
+    let api = Api::new(server.base());
+    let (_, game) = open_game(&api).await;
+    // Three silent sockets from 127.0.0.1, closed at the deadline.
+    let idle = [
+        Client::connect_raw(server.addr, &game).await,
+        Client::connect_raw(server.addr, &game).await,
+        Client::connect_raw(server.addr, &game).await,
+    ];
+    for c in idle {
+        let (code, _) = c.close_frame().await.expect("a Close frame");
+        assert_eq!(code, close_code::POLICY);
+    }
+    // 127.0.0.1 is cut off now; 127.0.0.2 is not.
+    assert_eq!(session_from(&server, "127.0.0.1").await, None, "held unread at accept");
+    assert_eq!(session_from(&server, "127.0.0.2").await, Some((201, false)));
+    server.stop().await;
+}

@@ -166,7 +166,21 @@ impl BotPool {
         let deadline = Instant::now() + Duration::from_millis(job.think_ms);
         tokio::task::spawn_blocking(move || {
             let _place = place;
-            think(search, &job, deadline, &cancel)
+            // The search on a thread of its own at the lowest priority, so
+            // that on a busy core people's moves (the runtime's workers) go
+            // first: a thread of the blocking pool, once lowered, could not
+            // be raised again (crate::priority). This one waits for it.
+            let search = std::thread::Builder::new().name("bot-search".into()).spawn(move || {
+                crate::priority::lower_this_thread();
+                think(search, &job, deadline, &cancel)
+            });
+            match search {
+                Ok(thread) => thread.join().ok().flatten(),
+                Err(e) => {
+                    tracing::error!(error = %e, "could not start a bot search thread");
+                    None
+                }
+            }
         })
         .await
         .ok()
