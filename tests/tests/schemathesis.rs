@@ -70,14 +70,32 @@ async fn schemathesis_finds_nothing_in_the_served_openapi() {
         "--report-dir".into(),
         report.display().to_string(),
     ];
-    let out = tokio::time::timeout(
-        Duration::from_secs(300),
-        tokio::task::spawn_blocking(move || Command::new(SCHEMATHESIS).args(&args).current_dir(&cwd).output()),
-    )
-    .await
-    .expect("schemathesis ends within 5 minutes")
-    .unwrap()
-    .expect("schemathesis runs");
+    let run = || {
+        let (args, cwd) = (args.clone(), cwd.clone());
+        async move {
+            tokio::time::timeout(
+                Duration::from_secs(300),
+                tokio::task::spawn_blocking(move || Command::new(SCHEMATHESIS).args(&args).current_dir(&cwd).output()),
+            )
+            .await
+            .expect("schemathesis ends within 5 minutes")
+            .unwrap()
+            .expect("schemathesis runs")
+        }
+    };
+    let mut out = run().await;
+    if !out.status.success() && tool_crashed_alone(&String::from_utf8_lossy(&out.stdout)) {
+        // Seen once in CI: CPython's `ast.parse` failing inside hypothesis
+        // ("SystemError: AST constructor recursion depth mismatch") while it
+        // named a lambda, with every check passed. A crash of the tool is
+        // not a finding: one more run decides (a problem of the spec or the
+        // server comes back in it).
+        eprintln!(
+            "schemathesis crashed on its own; once more:\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        out = run().await;
+    }
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     // The summary, for the log of a passing run too.
@@ -91,4 +109,15 @@ async fn schemathesis_finds_nothing_in_the_served_openapi() {
     assert!(stdout.contains("passed"), "no operation tested:\n{stdout}\n{stderr}");
     server.stop().await;
     let _ = std::fs::remove_dir_all(report);
+}
+
+/// Whether a failed schemathesis run reported nothing but its own crashes:
+/// no failed check, and every error a Python `Runtime Error` raised inside
+/// the installed tool (its traceback in `site-packages`).
+fn tool_crashed_alone(stdout: &str) -> bool {
+    let errors = stdout.matches("Runtime Error").count();
+    !stdout.contains("FAILURES")
+        && errors > 0
+        && stdout.matches("Traceback (most recent call last)").count() >= errors
+        && stdout.contains("site-packages/")
 }
