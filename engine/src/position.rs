@@ -451,20 +451,11 @@ impl Position {
         if b.rays(k).iter().any(|ray| self.ray_attacks(&a, b.ray_points(ray))) {
             return true;
         }
+        if self.steps_attack(k, by, None) {
+            return true;
+        }
         let code = |r: Role| Piece { side: by, role: r }.code();
-        let (horse, elephant, prince) = (code(Role::Horse), code(Role::Elephant), code(Role::Prince));
-        for r in b.ri_to(k) {
-            if sq[r.from.index()] == horse && sq[r.leg.index()] == 0 {
-                return true;
-            }
-        }
-        if self.elephant_region(by).contains(k) {
-            for t in b.tian_to(k) {
-                if sq[t.from.index()] == elephant && sq[t.eye.index()] == 0 {
-                    return true;
-                }
-            }
-        }
+        let prince = code(Role::Prince);
         for &q in b.neighbours(k).iter().chain(b.diagonals(k)) {
             if sq[q.index()] == prince {
                 return true;
@@ -500,7 +491,6 @@ impl Position {
     /// they were.
     fn attacked_after(&self, k: Point, by: Side, m: Move, touched: u8) -> bool {
         let b = board();
-        let sq = &self.squares;
         if touched != 0 {
             let a = RayAttackers::new(self, k, by);
             for (i, ray) in b.rays(k).iter().enumerate() {
@@ -509,20 +499,36 @@ impl Position {
                 }
             }
         }
-        let code = |r: Role| Piece { side: by, role: r }.code();
-        for r in b.ri_to(k) {
-            if r.leg == m.from && sq[r.from.index()] == code(Role::Horse) {
-                return true;
-            }
+        self.steps_attack(k, by, Some(m.from)) || self.pivot_attack(k, by)
+    }
+
+    /// Whether a horse of `by` attacks `k` over an empty leg, or an elephant
+    /// over an empty eye; with `opened`, only through that leg or eye.
+    #[inline]
+    fn steps_attack(&self, k: Point, by: Side, opened: Option<Point>) -> bool {
+        let b = board();
+        if opened.is_some_and(|o| !b.king_steps(k).contains(o)) {
+            return false;
         }
-        if self.elephant_region(by).contains(k) {
-            for t in b.tian_to(k) {
-                if t.eye == m.from && sq[t.from.index()] == code(Role::Elephant) {
-                    return true;
-                }
-            }
+        let sq = &self.squares;
+        let through = |p: Point| opened.is_none_or(|o| o == p) && sq[p.index()] == 0;
+        let horse = Piece {
+            side: by,
+            role: Role::Horse,
         }
-        self.pivot_attack(k, by)
+        .code();
+        if b.ri_to(k).iter().any(|r| through(r.leg) && sq[r.from.index()] == horse) {
+            return true;
+        }
+        let elephant = Piece {
+            side: by,
+            role: Role::Elephant,
+        }
+        .code();
+        self.elephant_region(by).contains(k)
+            && b.tian_to(k)
+                .iter()
+                .any(|t| through(t.eye) && sq[t.from.index()] == elephant)
     }
 
     /// Whether a piece of `by` on the ray `pts` (from `k` outward) attacks
@@ -599,17 +605,20 @@ impl Position {
     /// Whether `side`'s king sees another king (照面): along a clear line, or
     /// both on their own file 5 through an empty `O`.
     fn king_faces_any(&self, side: Side) -> bool {
-        let Some(k) = self.king(side) else { return false };
+        self.king(side).is_some_and(|k| self.faces_along(side, k, u8::MAX))
+    }
+
+    /// Whether `side`'s king on `k` sees a king first along one of the rays
+    /// from `k` that `rays` names (bit `i`: the `i`-th of `board().rays(k)`),
+    /// or through O.
+    fn faces_along(&self, side: Side, k: Point, rays: u8) -> bool {
         let b = board();
-        for ray in b.rays(k) {
-            for &q in b.ray_points(ray) {
-                let c = self.squares[q.index()];
-                if c != 0 {
-                    if c & 15 == KING_CODE {
-                        return true;
-                    }
-                    break;
-                }
+        for (i, ray) in b.rays(k).iter().enumerate() {
+            if rays & (1 << i) != 0
+                && let Some(&q) = b.ray_points(ray).iter().find(|q| self.squares[q.index()] != 0)
+                && self.squares[q.index()] & 15 == KING_CODE
+            {
+                return true;
             }
         }
         self.pivot_clear(k, side)
@@ -953,13 +962,12 @@ impl Position {
             }
         };
         let s = self.turn;
-        // With `king` = O (never a king's point) the shortcut is off.
-        let takes_king = self.squares[m.to.index()] & 15 == KING_CODE;
-        let quiet = ctx.king != Point::O
-            && m.from != ctx.king
-            && !takes_king
-            && !ctx.sensitive.contains(m.from)
-            && !ctx.sensitive.contains(m.to);
+        // A move that neither moves nor takes a king: what was not attacked
+        // before it can only be opened where it touched (`attacked_after`);
+        // touching nothing sensitive (`quiet`), it opens nothing. With `king`
+        // = O (never a king's point) the shortcuts are off.
+        let inc = ctx.king != Point::O && m.from != ctx.king && self.squares[m.to.index()] & 15 != KING_CODE;
+        let quiet = inc && !ctx.sensitive.contains(m.from) && !ctx.sensitive.contains(m.to);
         if quiet && !ctx.attacked_thr && !ctx.attacked_tgt && !ctx.facing {
             return true;
         }
@@ -970,9 +978,6 @@ impl Position {
             return true;
         }
         let k = after.kings[s.index()].unwrap();
-        // A move that neither moves nor takes a king: what was not attacked
-        // before it can only be opened where it touched (`attacked_after`).
-        let inc = ctx.king != Point::O && m.from != ctx.king && !takes_king;
         let touched = if inc { ctx.touched(m) } else { 0 };
         let attacked = |by: Side, before: bool| {
             if inc && !before {
@@ -1013,32 +1018,10 @@ impl Position {
         if quiet && !ctx.facing {
             return true;
         }
-        let faces = if inc && !ctx.facing {
-            after.faces_after(s, k, touched)
-        } else {
-            after.king_faces_any(s)
-        };
-        !faces
-    }
-
-    /// [`Position::king_faces_any`] for `side`'s king on `k` after a move
-    /// as in [`Position::attacked_after`], when it faced no king before: a
-    /// king first on a touched ray, or the view through O.
-    fn faces_after(&self, side: Side, k: Point, touched: u8) -> bool {
-        let b = board();
-        for (i, ray) in b.rays(k).iter().enumerate() {
-            if touched & (1 << i) != 0
-                && let Some(&q) = b.ray_points(ray).iter().find(|q| self.squares[q.index()] != 0)
-                && self.squares[q.index()] & 15 == KING_CODE
-            {
-                return true;
-            }
-        }
-        self.pivot_clear(k, side)
-            && self
-                .live
-                .iter()
-                .any(|o| o != side && self.pivot_clear(self.kings[o.index()].unwrap(), o))
+        // As for attacks: what faced nothing before can only face through
+        // the rays the move touched, or through O.
+        let rays = if inc && !ctx.facing { touched } else { u8::MAX };
+        !after.faces_along(s, k, rays)
     }
 
     fn is_pseudo_legal_move_legal(&self, m: Move) -> bool {
