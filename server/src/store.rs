@@ -370,13 +370,17 @@ fn triple<T: std::str::FromStr + Copy + Default>(s: &str) -> Result<[T; 3], Stor
 /// `a,b,c` (clocks and periods of a move).
 fn join3<T: Copy + Into<u64>>(a: &[T; 3]) -> String {
     let mut out = String::with_capacity(24);
-    for (i, n) in a.iter().enumerate() {
+    push_triple(&mut out, a.map(Into::into));
+    out
+}
+
+fn push_triple(out: &mut String, a: [u64; 3]) {
+    for (i, n) in a.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        push_digits(&mut out, (*n).into());
+        push_digits(out, n);
     }
-    out
 }
 
 /// The decimal digits of `n`, without `core::fmt` (this runs for several
@@ -427,6 +431,19 @@ impl PgArrays {
                 } else {
                     col.push_str(t);
                 }
+                col.push('"');
+            }
+        }
+    }
+
+    /// `a,b,c` as a text element ([`join3`] without its own string).
+    fn triple(&mut self, c: usize, v: Option<[u64; 3]>) {
+        let col = self.sep(c);
+        match v {
+            None => col.push_str("NULL"),
+            Some(a) => {
+                col.push('"');
+                push_triple(col, a);
                 col.push('"');
             }
         }
@@ -961,8 +978,9 @@ impl Store {
             && writes
                 .iter()
                 .all(|(_, _, ops)| !ops.is_empty() && ops.iter().all(|o| matches!(o, Op::Event(_))));
-        if events_only {
-            let rows: Vec<(&str, u64, &EventRow)> = writes
+        // Every room's event rows (the moves), with its version.
+        let event_rows = || -> Vec<(&str, u64, &EventRow)> {
+            writes
                 .iter()
                 .flat_map(|(game, v, ops)| {
                     ops.iter().filter_map(move |o| match o {
@@ -970,9 +988,11 @@ impl Store {
                         _ => None,
                     })
                 })
-                .collect();
+                .collect()
+        };
+        if events_only {
             let mut conn = self.pool.acquire().await?;
-            Self::insert_events(&mut conn, &rows).await?;
+            Self::insert_events(&mut conn, &event_rows()).await?;
         } else if let [(game, v, ops)] = writes
             && statements == 1
             && self.fences.is_none()
@@ -983,26 +1003,23 @@ impl Store {
                 None => Self::write_version(&mut conn, game, *v).await?,
             }
         } else {
-            // Event rows (the moves) of every room go in a few multi-row
-            // INSERTs: one round trip for many moves. The rest is rare.
+            // Event rows (the moves) of every room go in one insert
+            // (Postgres) or a few (SQLite): one round trip for many moves.
+            // The rest is rare.
             let mut tx = self.pool.begin().await?;
             if let Some(fences) = &self.fences {
                 Self::check_fences(&mut tx, fences, writes).await?;
             }
-            let mut events: Vec<(&str, u64, &EventRow)> = Vec::new();
             let mut versions = Vec::new();
             for (game, v, ops) in writes {
-                for op in *ops {
-                    match op {
-                        Op::Event(e) => events.push((game, *v, e)),
-                        _ => Self::write(&mut tx, game, *v, op).await?,
-                    }
+                for op in ops.iter().filter(|o| !matches!(o, Op::Event(_))) {
+                    Self::write(&mut tx, game, *v, op).await?;
                 }
                 if version_row(ops) {
                     versions.push((*game, *v));
                 }
             }
-            Self::insert_events(&mut tx, &events).await?;
+            Self::insert_events(&mut tx, &event_rows()).await?;
             Self::write_versions(&mut tx, &versions).await?;
             tx.commit().await?;
         }
@@ -1090,8 +1107,8 @@ impl Store {
             cols.int(7, Some(e.wall_ms));
             cols.int(8, e.spent_ms.map(|x| x as i64));
             cols.int(9, e.lag_ms.map(|x| x as i64));
-            cols.text(10, e.clocks.map(|c| join3(&c.0)).as_deref());
-            cols.text(11, e.clocks.map(|c| join3(&c.1)).as_deref());
+            cols.triple(10, e.clocks.map(|c| c.0));
+            cols.triple(11, e.clocks.map(|c| c.1.map(u64::from)));
         }
         let mut q = sqlx::query(
             "INSERT INTO events (game_id, seq, v, v_last, side, action, at_ms, wall_ms, spent_ms, lag_ms, clocks, periods) \
@@ -1672,8 +1689,6 @@ mod tests {
         }
     }
 
-    /// A group commit of several rooms, one of them with more event rows than
-    /// one INSERT takes, stores every row with its room's version, in order.
     #[test]
     fn array_literals_quote_texts_and_write_numbers_and_nulls() {
         let mut cols = PgArrays::new(2, 3);
@@ -1690,6 +1705,10 @@ mod tests {
             [r#"{"a\"b\\c,{d}",NULL,""}"#, "{-120,NULL,-9223372036854775808}"]
         );
         assert_eq!(join3(&[0u64, 7, 3_600_000]), "0,7,3600000");
+        let mut clocks = PgArrays::new(1, 2);
+        clocks.triple(0, Some([0, 7, 3_600_000]));
+        clocks.triple(0, None);
+        assert_eq!(clocks.finish(), [r#"{"0,7,3600000",NULL}"#]);
     }
 
     /// Odd action texts and empty columns survive the array literals of the
@@ -1730,9 +1749,10 @@ mod tests {
             .expect("drop");
     }
 
-    /// Moves of several rooms in one batch (Postgres: one `unnest`
-    /// statement without a transaction), then moves with other writes (a
-    /// transaction): every row as written, in order.
+    /// A group commit of several rooms, one of them with more event rows than
+    /// one SQLite INSERT takes, stores every row with its room's version, in
+    /// order: moves alone (Postgres: one `unnest` statement without a
+    /// transaction), then moves with other writes (a transaction).
     async fn stores_every_event_row(url: &str) {
         let store = Store::connect(url, Metrics::default()).await.expect("store");
         store.create_player("p1", "P", None, "token-p1").await.expect("player");
