@@ -157,34 +157,30 @@ impl BotPool {
         }
     }
 
-    /// Runs a job's search on a blocking thread once a place is free (games
-    /// with a person first: `human`); `None` if the thread failed or the
-    /// search found no action. Dropping the returned future's task cancels
-    /// the search through `cancel`.
+    /// Runs a job's search on a thread of its own once a place is free
+    /// (games with a person first: `human`); `None` if the thread failed or
+    /// the search found no action. Dropping the returned future's task
+    /// cancels the search through `cancel`.
+    ///
+    /// The thread runs at the lowest priority, so that on a busy core
+    /// people's moves (the runtime's workers) go first; it is not one of
+    /// tokio's blocking pool, since a pool thread once lowered could not be
+    /// raised again (crate::priority).
     pub async fn run(&self, search: BotSearch, job: Job, cancel: Arc<AtomicBool>, human: bool) -> Option<Act> {
         let place = self.gate.enter(human).await;
         let deadline = Instant::now() + Duration::from_millis(job.think_ms);
-        tokio::task::spawn_blocking(move || {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let spawned = std::thread::Builder::new().name("bot-search".into()).spawn(move || {
             let _place = place;
-            // The search on a thread of its own at the lowest priority, so
-            // that on a busy core people's moves (the runtime's workers) go
-            // first: a thread of the blocking pool, once lowered, could not
-            // be raised again (crate::priority). This one waits for it.
-            let search = std::thread::Builder::new().name("bot-search".into()).spawn(move || {
-                crate::priority::lower_this_thread();
-                think(search, &job, deadline, &cancel)
-            });
-            match search {
-                Ok(thread) => thread.join().ok().flatten(),
-                Err(e) => {
-                    tracing::error!(error = %e, "could not start a bot search thread");
-                    None
-                }
-            }
-        })
-        .await
-        .ok()
-        .flatten()
+            crate::priority::lower_this_thread();
+            let _ = tx.send(think(search, &job, deadline, &cancel));
+        });
+        if let Err(e) = spawned {
+            tracing::error!(error = %e, "could not start a bot search thread");
+            return None;
+        }
+        // A search that panicked drops its sender: no action.
+        rx.await.ok().flatten()
     }
 }
 
