@@ -202,7 +202,19 @@ impl axum::serve::Listener for Door {
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         loop {
-            let (tcp, peer) = axum::serve::Listener::accept(&mut self.listener).await;
+            // Wake for the oldest held connection's end too, not only for
+            // the next connection: a tarpit is emptied on time when the
+            // flood stops.
+            let accepted = match self.held.front() {
+                Some((since, _)) => {
+                    let until = tokio::time::Instant::from_std(*since + TARPIT_HOLD);
+                    tokio::select! {
+                        a = axum::serve::Listener::accept(&mut self.listener) => Some(a),
+                        () = tokio::time::sleep_until(until) => None,
+                    }
+                }
+                None => Some(axum::serve::Listener::accept(&mut self.listener).await),
+            };
             let now = Instant::now();
             // Held long enough, or pushed out by newer ones: reset (no
             // TIME_WAIT kept for each of a flood's connections).
@@ -213,6 +225,7 @@ impl axum::serve::Listener for Door {
                     let _ = old.set_zero_linger();
                 }
             }
+            let Some((tcp, peer)) = accepted else { continue };
             if self.shut(&peer) {
                 self.held.push_back((now, tcp));
                 self.state.metrics.cut_off_connections.fetch_add(1, Ordering::Relaxed);

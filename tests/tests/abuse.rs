@@ -775,3 +775,33 @@ async fn sockets_silent_until_the_hello_deadline_count_towards_a_cut_off() {
     assert_eq!(session_from(&server, "127.0.0.2").await, Some((201, false)));
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_held_at_the_door_is_reset_when_its_hold_ends_though_no_other_comes() {
+    let (_db, server) = limited(|c| {
+        c.rates.sessions_per_minute = 1;
+        c.cut_off_refusals = 2;
+        c.cut_off = Duration::from_secs(60);
+    })
+    .await;
+    let mut tcp = connect_from(&server, "127.0.0.2").await.unwrap();
+    assert_eq!(raw_session(&mut tcp).await, Some((201, false)));
+    assert_eq!(raw_session(&mut tcp).await, Some((429, false)));
+    assert_eq!(raw_session(&mut tcp).await, Some((429, true)), "cut off");
+    // One connection from it, then nothing from anyone: held unread, then
+    // reset at the end of its hold (not at some later accept).
+    let mut held = connect_from(&server, "127.0.0.2").await.unwrap();
+    let since = Instant::now();
+    let ended = tokio::time::timeout(
+        server::cutoff::TARPIT_HOLD + Duration::from_secs(3),
+        raw_session(&mut held),
+    )
+    .await;
+    assert_eq!(ended, Ok(None), "reset, no answer");
+    assert!(
+        since.elapsed() >= server::cutoff::TARPIT_HOLD - Duration::from_secs(1),
+        "held, not closed at once: {:?}",
+        since.elapsed()
+    );
+    server.stop().await;
+}
