@@ -33,14 +33,10 @@ use crate::error::ApiError;
 pub struct ClientAddr(pub IpAddr);
 
 impl ClientAddr {
-    /// The address of a request: the trusted proxy's header when one is
-    /// configured and present (its last entry, the one the proxy appended),
-    /// else the peer. IPv6 is cut to its /64.
-    pub fn of(parts: &Parts, trusted_header: Option<&str>) -> Option<ClientAddr> {
-        ClientAddr::from_parts(&parts.headers, &parts.extensions, trusted_header)
-    }
-
-    /// [`ClientAddr::of`] from a request's headers and extensions.
+    /// The address of a request, from its headers and extensions: the
+    /// trusted proxy's header when one is configured and present (its last
+    /// entry, the one the proxy appended), else the peer. IPv6 is cut to its
+    /// /64.
     pub fn from_parts(
         headers: &axum::http::HeaderMap,
         extensions: &axum::http::Extensions,
@@ -826,7 +822,12 @@ mod tests {
         parts
             .extensions
             .insert(ConnectInfo::<SocketAddr>("127.0.0.1:1".parse().unwrap()));
-        let of = |h| ClientAddr::of(&parts, h).unwrap().0.to_string();
+        let of = |h| {
+            ClientAddr::from_parts(&parts.headers, &parts.extensions, h)
+                .unwrap()
+                .0
+                .to_string()
+        };
         assert_eq!(of(None), "127.0.0.1", "no header believed unless configured");
         assert_eq!(of(Some("x-forwarded-for")), "5.6.7.8");
         assert_eq!(of(Some("x-real-ip")), "9.9.9.9");
