@@ -986,6 +986,29 @@ pub struct Snapshot {
 // WebSocket messages
 // ---------------------------------------------------------------------------
 
+/// Which of the statuses in a connection's `event` messages list the legal
+/// moves (`hello`'s `legal_moves`). With `own`, a status reaches the
+/// connection with an empty `legal_moves` unless the connection acts for the
+/// seat to move: spectators and the seats waiting for their turn skip the
+/// list (most of a move's bytes). Snapshots always list them.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum LegalMovesFor {
+    /// Every status lists the side to move's legal moves.
+    #[default]
+    All,
+    /// Only the statuses sent while this connection's seat is to move.
+    Own,
+}
+
+impl LegalMovesFor {
+    /// Whether this is the default, `all`.
+    pub fn is_all(&self) -> bool {
+        *self == LegalMovesFor::All
+    }
+}
+
 /// Client → server, over the game's WebSocket (`GET /api/games/{id}/ws`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -1003,6 +1026,10 @@ pub enum ClientMsg {
         /// The last version the client holds.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         v: Option<u64>,
+        /// Which live statuses carry the legal moves for this connection:
+        /// `all` (the default) or `own` (only when its seat is to move).
+        #[serde(default, skip_serializing_if = "LegalMovesFor::is_all")]
+        legal_moves: LegalMovesFor,
     },
     /// Play a move at ply `ply` (the `status.ply` the client saw).
     Move {

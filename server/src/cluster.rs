@@ -101,6 +101,9 @@ pub enum Cmd {
         conn: u64,
         player: Option<WirePlayer>,
         last_v: Option<u64>,
+        /// `hello`'s `legal_moves` was `own`.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        own_moves: bool,
     },
     /// The client left (published).
     Disconnect { game: String, from: String, conn: u64 },

@@ -12,7 +12,9 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::SinkExt;
-use protocol::{ClientMsg, ErrorBody, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, Role, ServerMsg, Side, Snapshot};
+use protocol::{
+    ClientMsg, ErrorBody, ErrorCode, LegalMovesFor, MAX_FRAME_BYTES, PROTOCOL_VERSION, Role, ServerMsg, Side, Snapshot,
+};
 use tokio::time::Instant;
 
 use crate::AppState;
@@ -314,7 +316,7 @@ async fn hello(
     socket: &mut WebSocket,
     s: &AppState,
     ip: Option<std::net::IpAddr>,
-) -> Result<(Option<Player>, Option<u64>), Refusal> {
+) -> Result<(Option<Player>, Option<u64>, bool), Refusal> {
     const NO_HELLO: (u16, &str) = (close_code::POLICY, "the first message must be hello");
     let wait = s.config.hello_timeout;
     let text = match tokio::time::timeout(wait, socket.recv()).await {
@@ -351,8 +353,13 @@ async fn hello(
             ));
         }
     };
-    let (protocol, token, v) = match decode(&text) {
-        Ok(ClientMsg::Hello { protocol, token, v }) => (protocol, token, v),
+    let (protocol, token, v, own) = match decode(&text) {
+        Ok(ClientMsg::Hello {
+            protocol,
+            token,
+            v,
+            legal_moves,
+        }) => (protocol, token, v, legal_moves == LegalMovesFor::Own),
         Ok(_) => {
             return Err(Refusal::new(
                 ErrorCode::HelloFirst,
@@ -377,10 +384,10 @@ async fn hello(
         ));
     }
     let Some(token) = token else {
-        return Ok((None, v));
+        return Ok((None, v, own));
     };
     match s.store.player_by_token(&token, s.config.session_ttl).await {
-        Ok(TokenLookup::Player(p)) => Ok((Some(p), v)),
+        Ok(TokenLookup::Player(p)) => Ok((Some(p), v, own)),
         Ok(refused) => {
             let words = if refused == TokenLookup::Expired {
                 "the session has expired; start a new one"
@@ -428,7 +435,7 @@ async fn connection(
     // Boxed, as every await below that is large and happens once: the
     // future of this function is allocated for the connection's whole life
     // with room for its largest await.
-    let (player, last_v) = match Box::pin(hello(&mut socket, &s, ip)).await {
+    let (player, last_v, own_moves) = match Box::pin(hello(&mut socket, &s, ip)).await {
         Ok(h) => h,
         Err(r) => {
             Box::pin(close(&mut socket, None, Some(r.error), r.close, true)).await;
@@ -517,7 +524,7 @@ async fn connection(
     let (outbox, inbox) = outbox(s.config.outbound_queue);
     let conn = s.next_conn.fetch_add(1, Ordering::Relaxed);
     tracing::debug!(conn, player = ?player.as_ref().map(|p| &p.id), "game socket open");
-    let welcome = match Box::pin(room.connect(conn, player, last_v, outbox.clone())).await {
+    let welcome = match Box::pin(room.connect(conn, player, last_v, own_moves, outbox.clone())).await {
         Ok(w) => w,
         Err(_) => {
             let _ = outbox.send(error(ErrorCode::Internal, "the game is not available; reconnect"));

@@ -13,9 +13,10 @@
 # second a connection may send (1000, so that zero-think players are not
 # limited; the product's default is 20 — set MSGS=20 for flooding runs).
 # PGPID: the postmaster.pid of that Postgres (default: the private cluster's,
-# /tmp/pgperf/data/postmaster.pid, when it exists): then the run also prints
-# Postgres's CPU per move (its processes' user + system time over the run,
-# exited backends included) and the server's group commits.
+# /tmp/pgperf/data/postmaster.pid, when it exists): then loadgen also prints
+# Postgres's CPU during the measured window and per move (`--postgres-pid`:
+# its processes' user + system time, exited backends included), and the run
+# the server's group commits (over the whole run, game creation included).
 set -eu
 BIN=$1; LABEL=$2; shift 2
 PG=${PG:-postgres://postgres@127.0.0.1:5499}
@@ -33,21 +34,12 @@ RUST_LOG=warn DATABASE_URL="$PG/$DB" setsid nice -n -10 taskset -c 1 "$BIN" serv
 SP=$!
 for _ in $(seq 100); do curl -sf 127.0.0.1:$PORT/healthz >/dev/null && break; sleep 0.1; done
 PGPID=${PGPID:-/tmp/pgperf/data/postmaster.pid}
-pg_ticks() { # CPU clock ticks of the postmaster, its exited children and its live ones
-    [ -r "$PGPID" ] || { echo 0; return; }
-    local PM; PM=$(head -1 "$PGPID")
-    { awk '{print $14+$15+$16+$17}' /proc/$PM/stat
-      for p in $(pgrep -P "$PM"); do awk '{print $14+$15}' /proc/$p/stat 2>/dev/null; done; } | paste -sd+ | bc
-}
+PGARGS=()
+[ -r "$PGPID" ] && PGARGS=(--postgres-pid "$(head -1 "$PGPID")")
 echo "== $LABEL $(date -u +%T) load: $(cut -d' ' -f1-3 /proc/loadavg)"
-T0=$(pg_ticks); OUT=$(mktemp)
-nice -n -10 taskset -c 0 "$DIR/target/release/loadgen" --url http://127.0.0.1:$PORT --server-pid $SP "$@" | tee "$OUT"
-T1=$(pg_ticks)
-MOVES=$(awk '/^moves / {print $2}' "$OUT"); rm -f "$OUT"
-COMMITS=$(curl -s 127.0.0.1:$PORT/metrics | awk '/^sanguo_store_commit_seconds_count/ {print $2}')
-if [ -r "$PGPID" ] && [ -n "$MOVES" ] && [ "$MOVES" -gt 0 ]; then
-    echo "postgres_cpu_us_per_move $(echo "scale=1; ($T1 - $T0) * 1000000 / $(getconf CLK_TCK) / $MOVES" | bc)  group_commits $COMMITS"
-fi
+nice -n -10 taskset -c 0 "$DIR/target/release/loadgen" --url http://127.0.0.1:$PORT --server-pid $SP "${PGARGS[@]}" "$@"
+echo "group_commits $(curl -s 127.0.0.1:$PORT/metrics | awk '/^sanguo_store_commit_seconds_count/ {print $2}') (whole run)"
+awk '{printf "server_cpu_whole_run user %.2f s  system %.2f s\n", $14/100, $15/100}' /proc/$SP/stat
 echo "   load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 kill $SP; wait $SP 2>/dev/null || true
 psql -q "$PG/postgres" -c "drop database $DB" >/dev/null

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use protocol::{
-    AddBot, ClientMsg, CreateGame, ErrorBody, ErrorCode, GameEvent, GameRecord, JoinGame, Joined, PROTOCOL_VERSION,
-    ServerMsg, Session, Side, Snapshot, Status,
+    AddBot, ClientMsg, CreateGame, ErrorBody, ErrorCode, GameEvent, GameRecord, JoinGame, Joined, LegalMovesFor,
+    PROTOCOL_VERSION, ServerMsg, Session, Side, Snapshot, Status,
 };
 use sqlx::{Connection, Executor, PgConnection};
 use tokio::net::TcpStream;
@@ -387,12 +387,24 @@ pub struct Client {
 impl Client {
     /// Connects to a game and says hello (with a token and a last version).
     pub async fn connect(addr: SocketAddr, game: &str, token: Option<&str>, v: Option<u64>) -> Client {
+        Client::connect_with(addr, game, token, v, LegalMovesFor::All).await
+    }
+
+    /// [`Client::connect`] with `hello`'s `legal_moves`.
+    pub async fn connect_with(
+        addr: SocketAddr,
+        game: &str,
+        token: Option<&str>,
+        v: Option<u64>,
+        legal_moves: LegalMovesFor,
+    ) -> Client {
         let mut c = Client::connect_raw(addr, game).await;
         c.v = v.unwrap_or(0);
         c.send(&ClientMsg::Hello {
             protocol: PROTOCOL_VERSION,
             token: token.map(str::to_owned),
             v,
+            legal_moves,
         })
         .await;
         match c.next().await {

@@ -331,6 +331,7 @@ async fn sockets_are_capped_per_address_and_spectators_per_game() {
         protocol: 1,
         token: None,
         v: None,
+        legal_moves: Default::default(),
     })
     .await;
     assert_eq!(w4.error().await, ErrorCode::RateLimited);
@@ -400,6 +401,7 @@ async fn finished_games_are_served_from_the_store_without_becoming_rooms() {
         protocol: 1,
         token: None,
         v: None,
+        legal_moves: Default::default(),
     })
     .await;
     assert!(matches!(w.next().await, ServerMsg::Welcome { .. }));

@@ -291,6 +291,7 @@ impl Sock {
             protocol: PROTOCOL_VERSION,
             token: token.map(str::to_owned),
             v,
+            legal_moves: Default::default(),
         };
         s.send(&hello).await;
         loop {

@@ -273,6 +273,7 @@ impl Viewer {
                     protocol: PROTOCOL_VERSION,
                     token: self.token.clone(),
                     v: (self.v > 0).then_some(self.v),
+                    legal_moves: Default::default(),
                 };
                 if ws
                     .send(Message::text(serde_json::to_string(&hello).unwrap()))
@@ -758,6 +759,7 @@ async fn the_lobby_shows_presence_and_the_penalty_box_holds_on_every_node() {
             protocol: PROTOCOL_VERSION,
             token: None,
             v: None,
+            legal_moves: Default::default(),
         })
         .await;
     assert_eq!(again.error().await, protocol::ErrorCode::RateLimited);

@@ -48,6 +48,7 @@ async fn a_flooding_client_is_cut_off_and_the_game_goes_on() {
             protocol: protocol::PROTOCOL_VERSION,
             token: Some(t.sessions[2].token.clone()),
             v: Some(t.players[0].v),
+            legal_moves: Default::default(),
         })
         .await;
     assert_eq!(again.error().await, ErrorCode::RateLimited);
@@ -95,6 +96,7 @@ async fn an_anonymous_flooder_keeps_its_address_out_for_a_while() {
             protocol: protocol::PROTOCOL_VERSION,
             token: None,
             v: None,
+            legal_moves: Default::default(),
         })
         .await;
     assert_eq!(again.error().await, ErrorCode::RateLimited);
@@ -138,6 +140,7 @@ async fn forged_and_expired_tokens_and_replayed_moves_are_refused() {
             protocol: 1,
             token: Some(forged),
             v: None,
+            legal_moves: Default::default(),
         })
         .await;
         assert_eq!(c.error().await, ErrorCode::Unauthorized);
@@ -187,6 +190,7 @@ async fn forged_and_expired_tokens_and_replayed_moves_are_refused() {
         protocol: 1,
         token: Some(old.token.clone()),
         v: None,
+        legal_moves: Default::default(),
     })
     .await;
     assert_eq!(c.error().await, ErrorCode::Unauthorized);

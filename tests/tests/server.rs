@@ -7,7 +7,7 @@ use std::time::Duration;
 use engine::{Action, Direction, Event, Game};
 use protocol::{
     Byoyomi, Channel, ClientMsg, CreateGame, DrawReason, EliminationReason, Ending, ErrorCode, GameEvent, GameRecord,
-    GameResult, Phase, Request, ServerMsg, Side, TimeControl,
+    GameResult, LegalMovesFor, Phase, Request, ServerMsg, Side, TimeControl,
 };
 use sanguo_tests::harness::{Api, Client, Table, TestDb, TestServer};
 use sanguo_tests::{Lcg, pick, scripted_game};
@@ -166,6 +166,39 @@ async fn the_sqlite_default_runs_the_same_game() {
     }
 }
 
+/// `hello` with `legal_moves: own`: over the socket, a seat gets the legal
+/// moves only when it is to move and a spectator never does; the rest of
+/// each status is the same as everyone else's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_asking_for_its_own_moves_gets_the_list_only_on_its_turn() {
+    let (_db, server) = pg_server().await;
+    let mut t = Table::new(&server, &CreateGame::default()).await;
+    let b_token = t.sessions[1].token.clone();
+    let mut b = Client::connect_with(server.addr, &t.game, Some(&b_token), None, LegalMovesFor::Own).await;
+    let mut watcher = Client::connect_with(server.addr, &t.game, None, None, LegalMovesFor::Own).await;
+    assert_eq!((b.side, watcher.side), (Some(Side::B), None));
+    let line = quiet_line(3, 6);
+    for mv in &line {
+        t.play(mv, &mut [&mut b, &mut watcher]).await;
+        let everyone = t.players[0].status.clone().expect("a status");
+        assert!(!everyone.legal_moves.is_empty(), "W took the default: always the list");
+        let mut lean = everyone.clone();
+        lean.legal_moves.clear();
+        let b_status = b.status.clone().expect("a status");
+        if everyone.turn == Side::B {
+            assert_eq!(b_status, everyone, "B to move gets its moves");
+        } else {
+            assert_eq!(b_status, lean, "B waiting for its turn gets no list");
+        }
+        assert_eq!(
+            watcher.status.clone().expect("a status"),
+            lean,
+            "a spectator gets no list"
+        );
+    }
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_is_answered_and_changes_nothing() {
     let db = TestDb::create().await;
@@ -196,6 +229,7 @@ async fn bad_input_is_answered_and_changes_nothing() {
         protocol: 1,
         token: None,
         v: None,
+        legal_moves: Default::default(),
     })
     .await;
     assert_eq!(w.error().await, ErrorCode::HelloFirst);
@@ -305,6 +339,7 @@ async fn bad_input_is_answered_and_changes_nothing() {
         protocol: 99,
         token: None,
         v: None,
+        legal_moves: Default::default(),
     })
     .await;
     assert_eq!(c.error().await, ErrorCode::UnsupportedProtocol);
@@ -314,6 +349,7 @@ async fn bad_input_is_answered_and_changes_nothing() {
         protocol: 1,
         token: Some("0".repeat(64)),
         v: None,
+        legal_moves: Default::default(),
     })
     .await;
     assert_eq!(c.error().await, ErrorCode::Unauthorized);

@@ -180,6 +180,59 @@ impl Logged {
         .unwrap_or_default()
     }
 
+    /// Whether `viewer` sees this event's status with legal moves that are
+    /// not its own: the status lists moves and the viewer's seat is not the
+    /// one to move. Such a viewer that asked for its own moves only
+    /// (`hello`'s `legal_moves: own`) gets [`Logged::encode_lean`].
+    pub fn lists_moves_for_another(&self, viewer: Viewer) -> bool {
+        let status = match &self.event {
+            GameEvent::Started { status }
+            | GameEvent::Moved { status, .. }
+            | GameEvent::State { status }
+            | GameEvent::Restored { status }
+            | GameEvent::Arbiter { status, .. } => status,
+            _ => return false,
+        };
+        self.audience.admits(viewer) && !status.legal_moves.is_empty() && viewer.seat() != Some(status.turn)
+    }
+
+    /// [`Logged::encode_view`] with the status's legal moves left out (an
+    /// empty list), without copying the event: the list is set aside while
+    /// the event is written.
+    pub fn encode_lean(&mut self, viewer: Viewer) -> String {
+        let moves = status_of(&mut self.event).map(|s| std::mem::take(&mut s.legal_moves));
+        let text = self.encode_view(viewer);
+        if let (Some(status), Some(moves)) = (status_of(&mut self.event), moves) {
+            status.legal_moves = moves;
+        }
+        text
+    }
+
+    /// [`Logged::encode_view`] made from the event's [`Logged::encode_lean`]
+    /// text, byte for byte (a test holds them equal): the legal moves
+    /// written into its empty list, the rest copied, instead of writing the
+    /// whole event again. `None` when `lean` has no empty list to fill.
+    pub fn encode_listed(&self, lean: &str) -> Option<String> {
+        const EMPTY: &str = r#""legal_moves":[]"#;
+        let status = match &self.event {
+            GameEvent::Started { status }
+            | GameEvent::Moved { status, .. }
+            | GameEvent::State { status }
+            | GameEvent::Restored { status }
+            | GameEvent::Arbiter { status, .. } => status,
+            _ => return None,
+        };
+        // The key's quotes are unescaped: inside a JSON string every quote
+        // is escaped, so the only match is the status's own field.
+        let at = lean.find(EMPTY)? + EMPTY.len() - 1;
+        let list = serde_json::to_string(&status.legal_moves).ok()?;
+        let mut full = String::with_capacity(lean.len() + list.len());
+        full.push_str(&lean[..at - 1]);
+        full.push_str(&list);
+        full.push_str(&lean[at + 1..]);
+        Some(full)
+    }
+
     /// Which viewers get the same copy of [`Logged::view`].
     pub fn projection(&self) -> Projection {
         match self.audience {

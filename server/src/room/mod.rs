@@ -43,6 +43,18 @@ pub fn encode(msg: &ServerMsg) -> Utf8Bytes {
     Utf8Bytes::from(serde_json::to_string(msg).unwrap_or_default())
 }
 
+/// An event as a connection gets it: [`Logged::encode_view`] for its viewer,
+/// and, when the connection asked for its own legal moves only
+/// (`own_moves`), without the status's legal moves unless its seat is to move.
+fn encode_for(l: &mut Logged, side: Option<Side>, own_moves: bool) -> String {
+    let viewer = Viewer::of(side);
+    if own_moves && l.lists_moves_for_another(viewer) {
+        l.encode_lean(viewer)
+    } else {
+        l.encode_view(viewer)
+    }
+}
+
 /// What a connection learns when it joins a room.
 #[derive(Debug, Clone, Copy)]
 pub struct Welcome {
@@ -62,6 +74,8 @@ enum Msg {
         conn: u64,
         player: Option<Box<Player>>,
         last_v: Option<u64>,
+        /// Statuses list the legal moves only when this connection's seat is to move.
+        own_moves: bool,
         outbox: Outbox,
         reply: oneshot::Sender<Welcome>,
     },
@@ -134,12 +148,14 @@ fn gone() -> ErrorBody {
 
 impl RoomHandle {
     /// Registers a connection; the room then sends it the welcome, the missed
-    /// events or a snapshot, and everything after.
+    /// events or a snapshot, and everything after (with `own_moves`, events'
+    /// statuses list the legal moves only while its seat is to move).
     pub async fn connect(
         &self,
         conn: u64,
         player: Option<Player>,
         last_v: Option<u64>,
+        own_moves: bool,
         outbox: Outbox,
     ) -> Result<Welcome, ErrorBody> {
         let (reply, rx) = oneshot::channel();
@@ -148,6 +164,7 @@ impl RoomHandle {
                 conn,
                 player: player.map(Box::new),
                 last_v,
+                own_moves,
                 outbox,
                 reply,
             })
@@ -754,6 +771,8 @@ impl Drop for Thinking {
 struct Conn {
     side: Option<Side>,
     player: Option<Player>,
+    /// `hello`'s `legal_moves` was `own`.
+    own_moves: bool,
     outbox: Outbox,
 }
 
@@ -1029,6 +1048,7 @@ impl Actor {
                 conn,
                 player,
                 last_v,
+                own_moves,
                 outbox,
                 reply,
             } => {
@@ -1037,6 +1057,7 @@ impl Actor {
                     conn,
                     player,
                     last_v,
+                    own_moves,
                     outbox,
                     reply,
                 });
@@ -1056,6 +1077,7 @@ impl Actor {
                 conn,
                 player,
                 last_v,
+                own_moves,
                 outbox,
                 reply,
             } => {
@@ -1077,8 +1099,8 @@ impl Actor {
                     .filter(|missed| missed.len() < room_for)
                 {
                     Some(missed) => {
-                        for l in missed {
-                            ok &= outbox.send(encode(&l.view(Viewer::of(side))));
+                        for mut l in missed {
+                            ok &= outbox.send(Utf8Bytes::from(encode_for(&mut l, side, own_moves)));
                         }
                     }
                     None => {
@@ -1095,6 +1117,7 @@ impl Actor {
                     Conn {
                         side,
                         player: player.map(|p| *p),
+                        own_moves,
                         outbox,
                     },
                 );
@@ -1361,7 +1384,8 @@ impl Actor {
 
     /// After its commit: broadcasts a step and drops connections too slow for it.
     async fn sent(&mut self, step: Step, received: Option<Instant>) -> bool {
-        let slow = self.broadcast(&step.events);
+        let mut step = step;
+        let slow = self.broadcast(&mut step.events);
         if step.moves > 0 {
             self.ctx
                 .metrics
@@ -1381,19 +1405,35 @@ impl Actor {
         true
     }
 
-    /// Sends events to every connection, each as [`Logged::encode_view`]
-    /// writes it for the connection's viewer, once per distinct copy
-    /// ([`Logged::projection`]); returns the connections whose queue was full.
-    fn broadcast(&self, events: &[Logged]) -> Vec<u64> {
+    /// Sends events to every connection, each as [`encode_for`] writes it
+    /// for the connection, once per distinct copy ([`Logged::projection`],
+    /// and one more for the connections that get a status without the legal
+    /// moves, written first: the copy with them is then made from it,
+    /// [`Logged::encode_listed`]); returns the connections whose queue was full.
+    fn broadcast(&self, events: &mut [Logged]) -> Vec<u64> {
         let mut slow = Vec::new();
         for l in events {
             let projection = l.projection();
+            let lean_viewer = self.conns.values().find_map(|c| {
+                let v = Viewer::of(c.side);
+                (c.own_moves && l.lists_moves_for_another(v)).then_some(v)
+            });
+            let lean_copy = lean_viewer.map(|v| Utf8Bytes::from(l.encode_lean(v)));
             let mut copies: [Option<Utf8Bytes>; 4] = Default::default();
             for (&id, c) in &self.conns {
                 let viewer = Viewer::of(c.side);
-                let msg = copies[projection.slot(viewer)]
-                    .get_or_insert_with(|| Utf8Bytes::from(l.encode_view(viewer)))
-                    .clone();
+                let msg = match &lean_copy {
+                    Some(lean) if c.own_moves && l.lists_moves_for_another(viewer) => lean.clone(),
+                    _ => copies[projection.slot(viewer)]
+                        .get_or_insert_with(|| {
+                            let listed = lean_copy
+                                .as_ref()
+                                .filter(|_| l.audience.admits(viewer))
+                                .and_then(|lean| l.encode_listed(lean.as_str()));
+                            Utf8Bytes::from(listed.unwrap_or_else(|| l.encode_view(viewer)))
+                        })
+                        .clone(),
+                };
                 if !c.outbox.send(msg) && !slow.contains(&id) {
                     slow.push(id);
                 }

@@ -297,6 +297,7 @@ impl Proxy {
                 conn,
                 player,
                 last_v,
+                own_moves,
                 outbox,
                 reply,
             } => {
@@ -307,6 +308,7 @@ impl Proxy {
                     conn,
                     player: player.as_deref().map(Into::into),
                     last_v,
+                    own_moves,
                 };
                 match request(&self.cluster, &self.owner, &cmd).await {
                     Some(Reply::Welcome { role, side }) => {
@@ -520,6 +522,7 @@ pub async fn relay(rooms: Arc<Rooms>, cluster: Arc<Cluster>, queue: usize, shutd
                 conn,
                 player,
                 last_v,
+                own_moves,
             } => {
                 let local = RELAYED | next.fetch_add(1, Ordering::Relaxed);
                 let (outbox, inbox) = outbox(queue);
@@ -530,6 +533,7 @@ pub async fn relay(rooms: Arc<Rooms>, cluster: Arc<Cluster>, queue: usize, shutd
                         conn: local,
                         player: player.map(|p| Box::new(p.into())),
                         last_v,
+                        own_moves,
                         outbox,
                         reply,
                     })

@@ -54,7 +54,7 @@ async fn started(tc: TimeControl, grace_ms: u64) -> Harness {
         .await
         .unwrap();
     let (w, inbox) = outbox(1024);
-    handle.connect(1, Some(player(0)), None, w).await.unwrap();
+    handle.connect(1, Some(player(0)), None, false, w).await.unwrap();
     for (i, side) in Side::ALL.into_iter().enumerate() {
         assert_eq!(handle.join(player(i), Some(side)).await.unwrap(), side);
     }
@@ -209,7 +209,7 @@ async fn a_slow_connection_is_dropped_and_the_room_goes_on() {
     let h = started(TimeControl::default(), 3_600_000).await;
     // A spectator whose queue holds 4 messages and who never reads.
     let (slow, _never_read) = outbox(4);
-    h.handle.connect(2, None, None, slow.clone()).await.unwrap();
+    h.handle.connect(2, None, None, false, slow.clone()).await.unwrap();
     for _ in 0..6 {
         let (ply, mv) = h.legal_move().await;
         let side = Side::ALL[ply as usize % 3];
@@ -217,7 +217,7 @@ async fn a_slow_connection_is_dropped_and_the_room_goes_on() {
         let (seat, _rx) = outbox(1024);
         let conn = 100 + u64::from(ply);
         h.handle
-            .connect(conn, Some(player(side.index())), Some(u64::MAX), seat)
+            .connect(conn, Some(player(side.index())), Some(u64::MAX), false, seat)
             .await
             .unwrap();
         h.handle.act(conn, Act::Move { ply, mv }, 0).await;
@@ -227,5 +227,71 @@ async fn a_slow_connection_is_dropped_and_the_room_goes_on() {
     assert!(slow.is_kicked(), "the slow connection was dropped");
     let snap = h.handle.snapshot().await.unwrap();
     assert_eq!(snap.status.ply, 6, "the room never waited for it");
+    h.stop().await;
+}
+
+/// The status of the last `moved` event in `inbox`, and whether a replay
+/// or the live event brought it.
+fn last_moved(inbox: &mut Inbox) -> Option<protocol::Status> {
+    let mut last = None;
+    while let Some(m) = inbox.try_recv() {
+        if let Ok(ServerMsg::Event { event: Some(e), .. }) = serde_json::from_str::<ServerMsg>(&m)
+            && let GameEvent::Moved { status, .. } = *e
+        {
+            last = Some(status);
+        }
+    }
+    last
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_own_moves_a_status_lists_the_legal_moves_only_to_the_seat_to_move() {
+    let mut h = started(TimeControl::default(), 3_600_000).await;
+    // B and Y ask for their own moves only, and so does one spectator; another
+    // spectator (and W, from the harness) takes the default.
+    let mut inboxes = Vec::new();
+    for (conn, player, own) in [
+        (2, Some(player(1)), true),
+        (3, Some(player(2)), true),
+        (4, None, true),
+        (5, None, false),
+    ] {
+        let (o, i) = outbox(1024);
+        h.handle.connect(conn, player, None, own, o).await.unwrap();
+        inboxes.push(i);
+    }
+    let (ply, mv) = h.legal_move().await;
+    h.handle.act(1, Act::Move { ply, mv }, 0).await;
+    wait(1).await;
+    let w = h
+        .events()
+        .into_iter()
+        .find_map(|e| match e {
+            GameEvent::Moved { status, .. } => Some(status),
+            _ => None,
+        })
+        .expect("W saw the move");
+    assert_eq!(w.turn, Side::B);
+    assert!(!w.legal_moves.is_empty(), "the default lists B's moves to everyone");
+    let got: Vec<_> = inboxes.iter_mut().map(|i| last_moved(i).expect("the move")).collect();
+    let [b, y, own_spectator, spectator] = <[protocol::Status; 4]>::try_from(got).unwrap();
+    assert_eq!(b, w, "B is to move: its status lists its moves");
+    assert_eq!(spectator, w, "a spectator with the default gets the list");
+    let mut lean = w.clone();
+    lean.legal_moves.clear();
+    assert_eq!(y, lean, "Y is not to move: the same status without the list");
+    assert_eq!(own_spectator, lean, "nor is a spectator");
+
+    // A replay after a reconnect follows the same rule.
+    let v = h.handle.snapshot().await.unwrap().v;
+    for (conn, side, own, listed) in [(6, 1, true, true), (7, 2, true, false), (8, 2, false, true)] {
+        let (o, mut i) = outbox(1024);
+        h.handle
+            .connect(conn, Some(player(side)), Some(v - 1), own, o)
+            .await
+            .unwrap();
+        let replayed = last_moved(&mut i).expect("the replayed move");
+        assert_eq!(replayed, if listed { w.clone() } else { lean.clone() }, "conn {conn}");
+    }
     h.stop().await;
 }

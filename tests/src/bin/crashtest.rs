@@ -349,6 +349,7 @@ async fn seat(
             protocol: PROTOCOL_VERSION,
             token: Some(token.clone()),
             v,
+            legal_moves: Default::default(),
         };
         if ws.send(Message::text(json(&hello))).await.is_err() {
             continue;

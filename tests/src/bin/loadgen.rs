@@ -38,8 +38,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use futures_util::{SinkExt, StreamExt};
 use protocol::{
-    ClientMsg, CreateGame, GameEvent, JoinGame, PROTOCOL_VERSION, ServerMsg, Session, Side, Snapshot, TimeControl,
-    Variant,
+    ClientMsg, CreateGame, GameEvent, JoinGame, LegalMovesFor, PROTOCOL_VERSION, ServerMsg, Session, Side, Snapshot,
+    TimeControl, Variant,
 };
 use tokio::sync::{Semaphore, mpsc};
 use tokio_tungstenite::tungstenite::Message;
@@ -108,6 +108,11 @@ pub struct Options {
     /// Before the side-by-side run, run each variant alone for `duration`
     /// (server CPU per move per variant).
     pub each_alone: bool,
+    /// Players say `hello` with `legal_moves: own`: a status lists the legal
+    /// moves only for the seat to move.
+    pub own_moves: bool,
+    /// Pid of the Postgres postmaster, to report its CPU during the window.
+    pub postgres_pid: Option<u32>,
 }
 
 /// The local address of game `g` with `--spread-addresses`: 127.1.x.y.
@@ -160,6 +165,8 @@ pub struct Report {
     pub server_cpu_s: Option<f64>,
     /// The load generator's own CPU seconds during the window.
     pub loadgen_cpu_s: Option<f64>,
+    /// Postgres's CPU seconds during the window (`--postgres-pid`).
+    pub postgres_cpu_s: Option<f64>,
     /// Flooders: messages sent and times cut off (with the close reasons seen).
     pub flood: Option<(u64, u64, Vec<String>)>,
     /// Per variant (`games` mode), in the order asked for.
@@ -228,6 +235,8 @@ impl Report {
             "kib_per_unit": self.kib_per_unit(),
             "server_cpu_pct": self.server_cpu_s.map(|c| 100.0 * c / self.secs()),
             "loadgen_cpu_pct": self.loadgen_cpu_s.map(|c| 100.0 * c / self.secs()),
+            "postgres_cpu_pct": self.postgres_cpu_s.map(|c| 100.0 * c / self.secs()),
+            "postgres_cpu_us_per_move": self.postgres_cpu_s.filter(|_| self.moves > 0).map(|c| c * 1e6 / self.moves as f64),
             "flood": self.flood.as_ref().map(|(sent, cut, reasons)| serde_json::json!({"sent": sent, "cutoffs": cut, "reasons": reasons})),
             "server_cpu_us_per_move": self.cpu_us_per_move(),
             "variants": self.lanes.iter().map(|l| {
@@ -339,6 +348,12 @@ impl std::fmt::Display for Report {
         if let Some(cpu) = self.loadgen_cpu_s {
             writeln!(f, "loadgen_cpu_pct  {:.0}", 100.0 * cpu / secs)?;
         }
+        if let Some(cpu) = self.postgres_cpu_s {
+            writeln!(f, "postgres_cpu_pct {:.0}", 100.0 * cpu / secs)?;
+            if self.moves > 0 {
+                writeln!(f, "postgres_cpu_us_per_move {:.1}", cpu * 1e6 / self.moves as f64)?;
+            }
+        }
         if let Some((sent, cut, reasons)) = &self.flood {
             writeln!(f, "flood_sent       {sent}")?;
             writeln!(f, "flood_cutoffs    {cut} ({})", reasons.join("; "))?;
@@ -356,14 +371,19 @@ struct Probe {
     pid: Option<u32>,
     cpu: Option<f64>,
     own_cpu: Option<f64>,
+    postgres: Option<u32>,
+    postgres_cpu: Option<f64>,
 }
 
 impl Probe {
-    fn start(pid: Option<u32>) -> Probe {
+    fn start(opts: &Options) -> Probe {
+        let pid = opts.server_pid;
         Probe {
             pid,
             cpu: pid.and_then(cpu_seconds),
             own_cpu: cpu_seconds(std::process::id()),
+            postgres: opts.postgres_pid,
+            postgres_cpu: opts.postgres_pid.and_then(postgres_cpu_seconds),
         }
     }
 
@@ -378,6 +398,10 @@ impl Probe {
             _ => None,
         };
         r.loadgen_cpu_s = match (self.own_cpu, cpu_seconds(std::process::id())) {
+            (Some(a), Some(b)) => Some(b - a),
+            _ => None,
+        };
+        r.postgres_cpu_s = match (self.postgres_cpu, self.postgres.and_then(postgres_cpu_seconds)) {
             (Some(a), Some(b)) => Some(b - a),
             _ => None,
         };
@@ -517,7 +541,7 @@ async fn run_games(opts: Options) -> Result<Report> {
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
     let rss_loaded = opts.server_pid.and_then(rss_kib);
-    let probe = Probe::start(opts.server_pid);
+    let probe = Probe::start(&opts);
     for t in &lanes {
         t.moves.store(0, Ordering::Relaxed);
     }
@@ -623,6 +647,7 @@ async fn flood(
             protocol: PROTOCOL_VERSION,
             token: None,
             v: None,
+            legal_moves: Default::default(),
         };
         w.send(Message::text(serde_json::to_string(&hello)?)).await?;
         let closed = tokio::spawn(async move {
@@ -787,6 +812,37 @@ fn ws_base(url: &str) -> String {
     url.trim_end_matches('/').replacen("http", "ws", 1)
 }
 
+/// A `moved` event, read for what the load generator needs of it (serde
+/// skips the rest without building it).
+#[derive(serde::Deserialize)]
+struct MovedOnly {
+    event: MovedEventOnly,
+}
+
+#[derive(serde::Deserialize)]
+struct MovedEventOnly {
+    ply: u32,
+    status: StatusOnly,
+}
+
+/// What a seat needs of a status to move.
+#[derive(serde::Deserialize)]
+struct StatusOnly {
+    turn: Side,
+    ply: u32,
+    legal_moves: Vec<String>,
+}
+
+impl StatusOnly {
+    fn of(s: protocol::Status) -> StatusOnly {
+        StatusOnly {
+            turn: s.turn,
+            ply: s.ply,
+            legal_moves: s.legal_moves,
+        }
+    }
+}
+
 /// One game's view of the shared run state.
 struct Game<'a> {
     /// The local address its sockets connect from (`None`: the system's choice).
@@ -882,6 +938,11 @@ impl Game<'_> {
                 protocol: PROTOCOL_VERSION,
                 token: Some(sessions[i].token.clone()),
                 v: None,
+                legal_moves: if self.opts.own_moves {
+                    LegalMovesFor::Own
+                } else {
+                    LegalMovesFor::All
+                },
             })
             .ok()
         });
@@ -897,9 +958,7 @@ impl Game<'_> {
         loop {
             // Move if it is our turn and we have not sent for this ply.
             if let Some(st) = status.take() {
-                let protocol::Status {
-                    turn, ply, legal_moves, ..
-                } = st;
+                let StatusOnly { turn, ply, legal_moves } = st;
                 if !legal_moves.is_empty() && last_ply_sent != Some(ply) {
                     self.think(rng).await;
                     let mv = legal_moves[(next(rng) % legal_moves.len() as u64) as usize].clone();
@@ -918,6 +977,20 @@ impl Game<'_> {
                 m = rx.recv() => m.ok_or_else(|| anyhow!("all connections closed"))?,
             };
             let Message::Text(text) = msg else { continue };
+            // Most messages are moves: read only what the game needs of them
+            // (the load generator shares the machine with the server).
+            if text.contains(r#""kind":"moved""#)
+                && let Ok(m) = serde_json::from_str::<MovedOnly>(&text)
+            {
+                let (ply, st) = (m.event.ply, m.event.status);
+                self.totals.moved_msgs.fetch_add(1, Ordering::Relaxed);
+                self.totals.moved_bytes.fetch_add(text.len() as u64, Ordering::Relaxed);
+                self.arrived(&mut pending, ply, at);
+                if st.turn == SIDES[seat] {
+                    status = Some(st);
+                }
+                continue;
+            }
             let Ok(msg) = serde_json::from_str::<ServerMsg>(&text) else {
                 continue;
             };
@@ -931,7 +1004,7 @@ impl Game<'_> {
                 // that seat only), whoever the status names — 被将先走 gives
                 // the move out of the cycle.
                 ServerMsg::Snapshot { game } if game.status.turn == SIDES[seat] => {
-                    status = Some(game.status);
+                    status = Some(StatusOnly::of(game.status));
                 }
                 ServerMsg::Event { event: Some(e), .. } => match *e {
                     GameEvent::Moved { ply, status: st, .. } => {
@@ -939,11 +1012,11 @@ impl Game<'_> {
                         self.totals.moved_bytes.fetch_add(text.len() as u64, Ordering::Relaxed);
                         self.arrived(&mut pending, ply, at);
                         if st.turn == SIDES[seat] {
-                            status = Some(st);
+                            status = Some(StatusOnly::of(st));
                         }
                     }
                     GameEvent::Started { status: st } | GameEvent::State { status: st } if st.turn == SIDES[seat] => {
-                        status = Some(st);
+                        status = Some(StatusOnly::of(st));
                     }
                     GameEvent::Finished { .. } if seat == 0 => {
                         self.totals.games_finished.fetch_add(1, Ordering::Relaxed);
@@ -1053,7 +1126,7 @@ async fn run_rooms(opts: Options) -> Result<Report> {
     let ids = create_games(&opts, opts.games, true, &totals).await?;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rss_loaded = opts.server_pid.and_then(rss_kib);
-    let probe = Probe::start(opts.server_pid);
+    let probe = Probe::start(&opts);
     let start = Instant::now();
     tokio::time::sleep(opts.duration).await;
     let mut report = Report {
@@ -1087,6 +1160,7 @@ async fn run_idle(opts: Options) -> Result<Report> {
         protocol: PROTOCOL_VERSION,
         token: None,
         v: None,
+        legal_moves: Default::default(),
     })?;
     let mut tasks = Vec::new();
     for c in 0..opts.connections {
@@ -1152,7 +1226,7 @@ async fn run_idle(opts: Options) -> Result<Report> {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let connected = totals.connections.load(Ordering::Relaxed);
     let rss_loaded = opts.server_pid.and_then(rss_kib);
-    let probe = Probe::start(opts.server_pid);
+    let probe = Probe::start(&opts);
     let start = Instant::now();
     // Hold them: the server pings every 15 s and drops the silent.
     tokio::time::sleep(opts.duration).await;
@@ -1186,6 +1260,30 @@ fn rss_kib(pid: u32) -> Option<u64> {
         .ok()
 }
 
+/// The CPU seconds of a Postgres: its postmaster (with the backends that
+/// have exited, which it reaped) and its live backends.
+fn postgres_cpu_seconds(postmaster: u32) -> Option<f64> {
+    let stat = |pid: u32| -> Option<Vec<f64>> {
+        let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let rest = s.rsplit_once(") ")?.1;
+        rest.split_whitespace()
+            .skip(11)
+            .take(4)
+            .map(|f| f.parse().ok())
+            .collect()
+    };
+    let pm = stat(postmaster)?;
+    let mut ticks: f64 = pm.iter().sum();
+    let children =
+        std::fs::read_to_string(format!("/proc/{postmaster}/task/{postmaster}/children")).unwrap_or_default();
+    for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+        if let Some(t) = stat(child) {
+            ticks += t[0] + t[1];
+        }
+    }
+    Some(ticks / 100.0)
+}
+
 fn cpu_seconds(pid: u32) -> Option<f64> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the command name (which may contain spaces) start after ") ".
@@ -1199,7 +1297,8 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
 const USAGE: &str = "usage: loadgen --url URL [--mode games|relay|idle|rooms] [--games N] [--connections N]
                [--per-game N] [--seconds S] [--think-ms MS] [--seed N] [--server-pid PID]
                [--relay-bytes N] [--flooders N] [--flood-rate N] [--spread-addresses] [--json]
-               [--variants sanguo,anqi,yanyi] [--each-alone]
+               [--variants sanguo,anqi,yanyi] [--each-alone] [--own-moves]
+               [--postgres-pid PID]
 
 games  (default) N concurrent games (3 WebSocket clients each) of random legal moves:
        moves/s, latency from sending a move to every seat receiving it. --url A,B,C: the
@@ -1227,6 +1326,13 @@ from the legal list the server sends to the seat its status names as to move (�
 flips and moves; 三国演弈棋: 被将先走). --each-alone first runs each variant by itself for
 --seconds and adds its moves/s, p99 and server CPU µs per move (needs --server-pid).
 
+--own-moves (games mode): the players say `hello` with `legal_moves: own`, so that a
+status lists the legal moves only for the seat to move (the others' copies are smaller,
+and the load generator parses less).
+
+--postgres-pid PID: the Postgres postmaster's pid; adds Postgres's CPU during the window
+(its processes' user + system time, exited backends included) and per move.
+
 With --server-pid: the server's RSS before, loaded and at the end, and its CPU
 during the window (from /proc). --json prints one JSON object.";
 
@@ -1248,6 +1354,8 @@ fn parse_args() -> Result<Options> {
         spread_addresses: false,
         variants: vec![Variant::Sanguo],
         each_alone: false,
+        own_moves: false,
+        postgres_pid: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -1285,6 +1393,8 @@ fn parse_args() -> Result<Options> {
                 }
             }
             "--each-alone" => opts.each_alone = true,
+            "--own-moves" => opts.own_moves = true,
+            "--postgres-pid" => opts.postgres_pid = Some(val()?.parse()?),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);

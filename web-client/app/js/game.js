@@ -243,7 +243,8 @@ export function mountGame(root, id, { seat } = {}) {
     const sock = new WebSocket(wsUrl(id));
     ws = sock;
     sock.onopen = () => {
-      const hello = { type: 'hello', protocol: PROTOCOL };
+      // The legal moves come only while this seat is to move: the board uses no others.
+      const hello = { type: 'hello', protocol: PROTOCOL, legal_moves: 'own' };
       const s = currentSession();
       if (s) hello.token = s.token;
       if (st.v !== null) hello.v = st.v;

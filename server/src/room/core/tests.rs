@@ -1080,4 +1080,31 @@ fn a_copy_is_written_without_copying_the_event() {
             assert_eq!(l.encode_view(v), serde_json::to_string(&l.view(v)).unwrap(), "{v:?}");
         }
     }
+    // The copy without the legal moves is the event with an empty list, and
+    // the copy with them is made from it byte for byte.
+    let mut moved = step.events[0].clone();
+    let GameEvent::Moved { status, .. } = &moved.event else {
+        panic!("the move first")
+    };
+    let mut bare = status.clone();
+    assert!(!bare.legal_moves.is_empty());
+    bare.legal_moves.clear();
+    assert!(moved.lists_moves_for_another(Viewer::Seat(Side::Y)));
+    assert!(moved.lists_moves_for_another(Viewer::Spectator));
+    assert!(!moved.lists_moves_for_another(Viewer::Seat(Side::B)), "B is to move");
+    let full = moved.encode_view(Viewer::Spectator);
+    let lean = moved.encode_lean(Viewer::Spectator);
+    match serde_json::from_str::<ServerMsg>(&lean).unwrap() {
+        ServerMsg::Event { event: Some(e), .. } => match *e {
+            GameEvent::Moved { status, .. } => assert_eq!(status, bare),
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(moved.encode_view(Viewer::Spectator), full, "the list is put back");
+    assert_eq!(moved.encode_listed(&lean).as_deref(), Some(full.as_str()));
+    // A chat line has no status to list.
+    let chat = step.events.last().unwrap();
+    assert!(!chat.lists_moves_for_another(Viewer::Seat(Side::Y)));
+    assert_eq!(chat.encode_listed(&chat.encode_view(Viewer::Seat(Side::Y))), None);
 }
