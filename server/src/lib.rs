@@ -70,6 +70,8 @@ pub struct Config {
     pub event_log: usize,
     /// Chat lines a game stores per channel; more are refused (`chat_full`).
     pub chat_lines: u32,
+    /// Group-commit transactions in flight at once ([`crate::store::Store::set_commits_in_flight`]).
+    pub commits_in_flight: usize,
     /// Bot searches run at once (each on a blocking thread); more wait.
     pub bot_threads: usize,
     /// How long a session token is valid after it was issued; older ones
@@ -136,6 +138,7 @@ impl Default for Config {
             outbound_queue: 256,
             event_log: room::core::LOG_KEEP,
             chat_lines: room::core::CHAT_LINES_PER_CHANNEL,
+            commits_in_flight: store::COMMITS_IN_FLIGHT,
             bot_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             session_ttl: Duration::from_secs(30 * 24 * 3600),
             flood_cooldown: Duration::from_secs(5),
@@ -230,6 +233,7 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
             (store, Some((node, Arc::new(room::remote::Deliveries::default()))))
         }
     };
+    store.set_commits_in_flight(config.commits_in_flight);
     let rooms = Rooms::new(RoomContext {
         store: Journal::Store(store.clone()),
         metrics: metrics.clone(),

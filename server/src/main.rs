@@ -168,6 +168,11 @@ struct ServeArgs {
     /// Chat lines one game stores per channel (players', spectators'); more are refused (`chat_full`).
     #[arg(long, env = "SANGUO_CHAT_LINES", default_value_t = server::room::core::CHAT_LINES_PER_CHANNEL)]
     chat_lines: u32,
+    /// Group-commit transactions in flight at once (at least 1). Fewer make
+    /// larger batches at moderate move rates: less database CPU per move, for
+    /// up to one commit's wait.
+    #[arg(long, env = "SANGUO_COMMITS_IN_FLIGHT", default_value_t = server::store::COMMITS_IN_FLIGHT)]
+    commits_in_flight: usize,
     /// Seconds a new game socket has to send its `hello` (then closed with 1008).
     #[arg(long, env = "SANGUO_HELLO_SECS", default_value_t = 5)]
     hello_secs: u64,
@@ -237,6 +242,7 @@ fn serve(args: ServeArgs) -> Result<()> {
         max_sockets_per_address: args.max_sockets_per_address.max(1),
         max_spectators: args.max_spectators,
         chat_lines: args.chat_lines,
+        commits_in_flight: args.commits_in_flight,
         hello_timeout: std::time::Duration::from_secs(args.hello_secs.max(1)),
         max_bot_games_per_address: args.max_bot_games_per_address,
         max_bot_only_games: args.max_bot_only_games,

@@ -270,6 +270,8 @@ pub struct Store {
     metrics: Metrics,
     /// Rooms' writes go through the group commit when it runs.
     writer: Option<mpsc::Sender<Pending>>,
+    /// The group commit's transactions in flight: a permit each.
+    commit_slots: Arc<CommitSlots>,
     /// Whether the database answers (`true`) or is out; rooms watch it.
     health: Arc<watch::Sender<bool>>,
     /// Cluster mode: the lease epoch of every game this node owns, checked
@@ -331,8 +333,16 @@ struct Pending {
 
 /// Writes of this many rooms at most go in one transaction.
 const MAX_BATCH: usize = 256;
-/// Group-commit transactions in flight at once.
-const BATCHES_IN_FLIGHT: usize = 4;
+/// Group-commit transactions in flight at once, by default (`--commits-in-flight`).
+pub const COMMITS_IN_FLIGHT: usize = 2;
+
+/// The permits of the group commit's transactions in flight, and how many
+/// there are.
+#[derive(Debug)]
+struct CommitSlots {
+    permits: Arc<Semaphore>,
+    total: std::sync::Mutex<usize>,
+}
 /// Event rows per multi-row INSERT (12 parameters each; SQLite allows 32,766).
 const EVENT_ROWS_PER_INSERT: usize = 128;
 /// Games whose version one `UPDATE` records (two parameters each; SQLite
@@ -638,6 +648,10 @@ impl Store {
             sqlite,
             metrics,
             writer: None,
+            commit_slots: Arc::new(CommitSlots {
+                permits: Arc::new(Semaphore::new(COMMITS_IN_FLIGHT)),
+                total: std::sync::Mutex::new(COMMITS_IN_FLIGHT),
+            }),
             health: Arc::new(watch::channel(true).0),
             fences: fenced.then(Arc::default),
             node: Arc::default(),
@@ -655,7 +669,7 @@ impl Store {
     /// flight and order within a game is kept. If a batch fails, its writes
     /// are retried one room at a time, so one bad write fails only its room.
     async fn group_commit(self, mut rx: mpsc::Receiver<Pending>) {
-        let slots = Arc::new(Semaphore::new(BATCHES_IN_FLIGHT));
+        let slots = self.commit_slots.permits.clone();
         while let Some(first) = rx.recv().await {
             let Ok(slot) = slots.clone().acquire_owned().await else {
                 return;
@@ -697,6 +711,30 @@ impl Store {
                 }
             });
         }
+    }
+
+    /// Sets how many group-commit transactions may be in flight at once (at
+    /// least one). Fewer make larger batches at moderate rates (the writes
+    /// that arrive while the transactions in flight commit wait for a slot,
+    /// and then go together): less database CPU per write, at the cost of
+    /// up to one commit's wait. A lowered count takes effect as transactions
+    /// in flight end.
+    pub fn set_commits_in_flight(&self, n: usize) {
+        let n = n.max(1);
+        let mut total = self.commit_slots.total.lock().unwrap_or_else(|e| e.into_inner());
+        if n > *total {
+            self.commit_slots.permits.add_permits(n - *total);
+        } else if n < *total {
+            let permits = self.commit_slots.permits.clone();
+            let fewer = (*total - n) as u32;
+            // Taken as they come free, then forgotten.
+            tokio::spawn(async move {
+                if let Ok(p) = permits.acquire_many_owned(fewer).await {
+                    p.forget();
+                }
+            });
+        }
+        *total = n;
     }
 
     /// Closes the pool (after every room has committed).
@@ -1719,6 +1757,31 @@ mod tests {
             spent_ms: None,
             clocks: None,
             ..event(seq, side)
+        }
+    }
+
+    #[tokio::test]
+    async fn the_commits_in_flight_are_lowered_and_raised_with_at_least_one() {
+        let path = std::env::temp_dir().join(format!("sanguo-store-{}.sqlite", rand::random::<u64>()));
+        let store = Store::connect(&format!("sqlite://{}?mode=rwc", path.display()), Metrics::default())
+            .await
+            .expect("store");
+        let free = || store.commit_slots.permits.available_permits();
+        assert_eq!(free(), COMMITS_IN_FLIGHT);
+        for (asked, slots) in [(1, 1), (5, 5), (0, 1), (3, 3), (3, 3)] {
+            store.set_commits_in_flight(asked);
+            // A lowered count is taken from the free permits by a task of its own.
+            for _ in 0..100 {
+                if free() == slots {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            assert_eq!(free(), slots, "asked for {asked}");
+        }
+        store.close().await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
     }
 
