@@ -8,6 +8,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+
+/// mimalloc: a move allocates and frees many small strings and vectors (the
+/// status, its texts, the messages); glibc's malloc spent a fifth of the
+/// server's instructions per move on them (docs/CAPACITY.md, issue 15's third pass).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use clap::{Parser, Subcommand};
 use engine::{Variant, VariantPosition};
 
