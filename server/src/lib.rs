@@ -72,6 +72,8 @@ pub struct Config {
     pub chat_lines: u32,
     /// Group-commit transactions in flight at once ([`crate::store::Store::set_commits_in_flight`]).
     pub commits_in_flight: usize,
+    /// How long a group commit waits for more writes after its first ([`crate::store::Store::set_commit_window`]).
+    pub commit_window: Duration,
     /// Bot searches run at once (each on a blocking thread); more wait.
     pub bot_threads: usize,
     /// How long a session token is valid after it was issued; older ones
@@ -139,6 +141,7 @@ impl Default for Config {
             event_log: room::core::LOG_KEEP,
             chat_lines: room::core::CHAT_LINES_PER_CHANNEL,
             commits_in_flight: store::COMMITS_IN_FLIGHT,
+            commit_window: store::COMMIT_WINDOW,
             bot_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             session_ttl: Duration::from_secs(30 * 24 * 3600),
             flood_cooldown: Duration::from_secs(5),
@@ -234,6 +237,7 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
         }
     };
     store.set_commits_in_flight(config.commits_in_flight);
+    store.set_commit_window(config.commit_window);
     let rooms = Rooms::new(RoomContext {
         store: Journal::Store(store.clone()),
         metrics: metrics.clone(),

@@ -179,6 +179,10 @@ struct ServeArgs {
     /// up to one commit's wait.
     #[arg(long, env = "SANGUO_COMMITS_IN_FLIGHT", default_value_t = server::store::COMMITS_IN_FLIGHT)]
     commits_in_flight: usize,
+    /// Microseconds a group commit waits for more moves after its first (0: none;
+    /// timers step by the millisecond). Fewer transactions, each a WAL flush.
+    #[arg(long, env = "SANGUO_COMMIT_WINDOW_US", default_value_t = server::store::COMMIT_WINDOW.as_micros() as u64)]
+    commit_window_us: u64,
     /// Seconds a new game socket has to send its `hello` (then closed with 1008).
     #[arg(long, env = "SANGUO_HELLO_SECS", default_value_t = 5)]
     hello_secs: u64,
@@ -249,6 +253,7 @@ fn serve(args: ServeArgs) -> Result<()> {
         max_spectators: args.max_spectators,
         chat_lines: args.chat_lines,
         commits_in_flight: args.commits_in_flight,
+        commit_window: std::time::Duration::from_micros(args.commit_window_us),
         hello_timeout: std::time::Duration::from_secs(args.hello_secs.max(1)),
         max_bot_games_per_address: args.max_bot_games_per_address,
         max_bot_only_games: args.max_bot_only_games,

@@ -335,6 +335,9 @@ struct Pending {
 const MAX_BATCH: usize = 256;
 /// Group-commit transactions in flight at once, by default (`--commits-in-flight`).
 pub const COMMITS_IN_FLIGHT: usize = 2;
+/// How long a group commit waits for more writes after its first, by
+/// default (`--commit-window-us`): 1 ms.
+pub const COMMIT_WINDOW: Duration = Duration::from_millis(1);
 
 /// The permits of the group commit's transactions in flight, and how many
 /// there are.
@@ -342,6 +345,8 @@ pub const COMMITS_IN_FLIGHT: usize = 2;
 struct CommitSlots {
     permits: Arc<Semaphore>,
     total: std::sync::Mutex<usize>,
+    /// How long a batch waits for more writes after its first, µs (0: not at all).
+    window_us: std::sync::atomic::AtomicU64,
 }
 /// Event rows per multi-row INSERT (12 parameters each; SQLite allows 32,766).
 const EVENT_ROWS_PER_INSERT: usize = 128;
@@ -651,6 +656,7 @@ impl Store {
             commit_slots: Arc::new(CommitSlots {
                 permits: Arc::new(Semaphore::new(COMMITS_IN_FLIGHT)),
                 total: std::sync::Mutex::new(COMMITS_IN_FLIGHT),
+                window_us: std::sync::atomic::AtomicU64::new(0),
             }),
             health: Arc::new(watch::channel(true).0),
             fences: fenced.then(Arc::default),
@@ -671,6 +677,10 @@ impl Store {
     async fn group_commit(self, mut rx: mpsc::Receiver<Pending>) {
         let slots = self.commit_slots.permits.clone();
         while let Some(first) = rx.recv().await {
+            // The window counts from the first write's arrival: a wait for a
+            // slot counts towards it.
+            let window = Duration::from_micros(self.commit_slots.window_us.load(std::sync::atomic::Ordering::Relaxed));
+            let deadline = tokio::time::Instant::now() + window;
             let Ok(slot) = slots.clone().acquire_owned().await else {
                 return;
             };
@@ -679,6 +689,12 @@ impl Store {
                 match rx.try_recv() {
                     Ok(p) => batch.push(p),
                     Err(_) => break,
+                }
+            }
+            while !window.is_zero() && batch.len() < MAX_BATCH {
+                match tokio::time::timeout_at(deadline, rx.recv()).await {
+                    Ok(Some(p)) => batch.push(p),
+                    _ => break,
                 }
             }
             let store = self.clone();
@@ -735,6 +751,18 @@ impl Store {
             });
         }
         *total = n;
+    }
+
+    /// Sets how long a group commit waits for more writes after its first
+    /// (zero: it takes what is queued and goes). Each transaction costs the
+    /// database a WAL flush; at moderate rates a short wait puts several
+    /// moves in one, at the cost of up to that wait (tokio's timers have
+    /// millisecond steps: a wait ends on the next millisecond after it).
+    pub fn set_commit_window(&self, window: Duration) {
+        let us = u64::try_from(window.as_micros()).unwrap_or(u64::MAX);
+        self.commit_slots
+            .window_us
+            .store(us, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Closes the pool (after every room has committed).
