@@ -185,15 +185,9 @@ impl Logged {
     /// one to move. Such a viewer that asked for its own moves only
     /// (`hello`'s `legal_moves: own`) gets [`Logged::encode_lean`].
     pub fn lists_moves_for_another(&self, viewer: Viewer) -> bool {
-        let status = match &self.event {
-            GameEvent::Started { status }
-            | GameEvent::Moved { status, .. }
-            | GameEvent::State { status }
-            | GameEvent::Restored { status }
-            | GameEvent::Arbiter { status, .. } => status,
-            _ => return false,
-        };
-        self.audience.admits(viewer) && !status.legal_moves.is_empty() && viewer.seat() != Some(status.turn)
+        status_ref(&self.event).is_some_and(|status| {
+            self.audience.admits(viewer) && !status.legal_moves.is_empty() && viewer.seat() != Some(status.turn)
+        })
     }
 
     /// [`Logged::encode_view`] with the status's legal moves left out (an
@@ -214,14 +208,7 @@ impl Logged {
     /// whole event again. `None` when `lean` has no empty list to fill.
     pub fn encode_listed(&self, lean: &str) -> Option<String> {
         const EMPTY: &str = r#""legal_moves":[]"#;
-        let status = match &self.event {
-            GameEvent::Started { status }
-            | GameEvent::Moved { status, .. }
-            | GameEvent::State { status }
-            | GameEvent::Restored { status }
-            | GameEvent::Arbiter { status, .. } => status,
-            _ => return None,
-        };
+        let status = status_ref(&self.event)?;
         // The key's quotes are unescaped: inside a JSON string every quote
         // is escaped, so the only match is the status's own field.
         let at = lean.find(EMPTY)? + EMPTY.len() - 1;
@@ -256,16 +243,29 @@ struct Kept {
     legal_moves: bool,
 }
 
+/// The status an event carries, if any: one match for [`status_ref`] and
+/// [`status_of`] (binding by reference or mutably, as the event is given).
+macro_rules! status_in {
+    ($event:expr) => {
+        match $event {
+            GameEvent::Started { status }
+            | GameEvent::Moved { status, .. }
+            | GameEvent::State { status }
+            | GameEvent::Restored { status }
+            | GameEvent::Arbiter { status, .. } => Some(status),
+            _ => None,
+        }
+    };
+}
+
 /// The status an event carries, if any.
+fn status_ref(event: &GameEvent) -> Option<&Status> {
+    status_in!(event)
+}
+
+/// [`status_ref`], to change it.
 fn status_of(event: &mut GameEvent) -> Option<&mut Status> {
-    match event {
-        GameEvent::Started { status }
-        | GameEvent::Moved { status, .. }
-        | GameEvent::State { status }
-        | GameEvent::Restored { status }
-        | GameEvent::Arbiter { status, .. } => Some(status),
-        _ => None,
-    }
+    status_in!(event)
 }
 
 impl Kept {
