@@ -1813,6 +1813,48 @@ mod tests {
         }
     }
 
+    /// Writes that arrive within the window of the first go in its
+    /// transaction; without a window, writes apart go one by one.
+    #[tokio::test]
+    async fn writes_within_the_commit_window_go_in_one_transaction() {
+        let path = std::env::temp_dir().join(format!("sanguo-store-{}.sqlite", rand::random::<u64>()));
+        let store = Store::connect(&format!("sqlite://{}?mode=rwc", path.display()), Metrics::default())
+            .await
+            .expect("store");
+        let transactions = || {
+            store
+                .metrics
+                .render()
+                .lines()
+                .find_map(|l| l.strip_prefix("sanguo_store_commit_seconds_count "))
+                .and_then(|n| n.trim().parse::<u64>().ok())
+                .expect("the commit count")
+        };
+        let three_apart = |v: u64| {
+            let store = &store;
+            async move {
+                let write = |game: &'static str, wait_ms: u64| async move {
+                    tokio::time::sleep(Duration::from_millis(wait_ms)).await;
+                    store.commit(game, v, &[Op::Event(event(v, Side::W))]).await
+                };
+                let (a, b, c) = tokio::join!(write("g1", 0), write("g2", 100), write("g3", 200));
+                a.and(b).and(c).expect("the writes");
+            }
+        };
+        store.set_commit_window(Duration::from_millis(500));
+        let before = transactions();
+        three_apart(1).await;
+        assert_eq!(transactions() - before, 1, "one transaction for the three");
+        store.set_commit_window(Duration::ZERO);
+        let before = transactions();
+        three_apart(2).await;
+        assert_eq!(transactions() - before, 3, "each alone");
+        store.close().await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+
     #[tokio::test]
     async fn a_batch_of_rooms_stores_every_event_row_on_sqlite() {
         let path = std::env::temp_dir().join(format!("sanguo-store-{}.sqlite", rand::random::<u64>()));
