@@ -1788,12 +1788,31 @@ mod tests {
         }
     }
 
+    /// A SQLite file of a test's own, removed with its WAL files when dropped.
+    struct TempSqlite(std::path::PathBuf);
+
+    impl TempSqlite {
+        fn new() -> TempSqlite {
+            TempSqlite(std::env::temp_dir().join(format!("sanguo-store-{}.sqlite", rand::random::<u64>())))
+        }
+
+        fn url(&self) -> String {
+            format!("sqlite://{}?mode=rwc", self.0.display())
+        }
+    }
+
+    impl Drop for TempSqlite {
+        fn drop(&mut self) {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", self.0.display()));
+            }
+        }
+    }
+
     #[tokio::test]
     async fn the_commits_in_flight_are_lowered_and_raised_with_at_least_one() {
-        let path = std::env::temp_dir().join(format!("sanguo-store-{}.sqlite", rand::random::<u64>()));
-        let store = Store::connect(&format!("sqlite://{}?mode=rwc", path.display()), Metrics::default())
-            .await
-            .expect("store");
+        let file = TempSqlite::new();
+        let store = Store::connect(&file.url(), Metrics::default()).await.expect("store");
         let free = || store.commit_slots.permits.available_permits();
         assert_eq!(free(), COMMITS_IN_FLIGHT);
         for (asked, slots) in [(1, 1), (5, 5), (0, 1), (3, 3), (3, 3)] {
@@ -1808,19 +1827,14 @@ mod tests {
             assert_eq!(free(), slots, "asked for {asked}");
         }
         store.close().await;
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
     }
 
     /// Writes that arrive within the window of the first go in its
     /// transaction; without a window, writes apart go one by one.
     #[tokio::test]
     async fn writes_within_the_commit_window_go_in_one_transaction() {
-        let path = std::env::temp_dir().join(format!("sanguo-store-{}.sqlite", rand::random::<u64>()));
-        let store = Store::connect(&format!("sqlite://{}?mode=rwc", path.display()), Metrics::default())
-            .await
-            .expect("store");
+        let file = TempSqlite::new();
+        let store = Store::connect(&file.url(), Metrics::default()).await.expect("store");
         let transactions = || {
             store
                 .metrics
@@ -1850,18 +1864,12 @@ mod tests {
         three_apart(2).await;
         assert_eq!(transactions() - before, 3, "each alone");
         store.close().await;
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
     }
 
     #[tokio::test]
     async fn a_batch_of_rooms_stores_every_event_row_on_sqlite() {
-        let path = std::env::temp_dir().join(format!("sanguo-store-{}.sqlite", rand::random::<u64>()));
-        stores_every_event_row(&format!("sqlite://{}?mode=rwc", path.display())).await;
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
+        let file = TempSqlite::new();
+        stores_every_event_row(&file.url()).await;
     }
 
     /// Needs the Postgres of the test command's setup (127.0.0.1:5432, trust).
