@@ -706,27 +706,41 @@ async fn session_from(server: &TestServer, from: &str) -> Option<(u16, bool)> {
         .flatten()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_address_refused_again_and_again_is_cut_off_at_accept_for_a_while() {
-    let (_db, server) = limited(|c| {
+/// A server that grants an address one guest session a minute and cuts it
+/// off for `cut_off` after `refusals` refusals.
+async fn cutting(refusals: u32, cut_off: Duration) -> (TestDb, TestServer) {
+    limited(|c| {
         c.rates.sessions_per_minute = 1;
-        c.cut_off_refusals = 5;
-        c.cut_off = Duration::from_secs(3);
+        c.cut_off_refusals = refusals;
+        c.cut_off = cut_off;
     })
-    .await;
-    // One keep-alive connection: one guest, then refusals; the fifth refusal
-    // cuts the address off and closes the connection after its answer.
-    let mut tcp = connect_from(&server, "127.0.0.2").await.unwrap();
+    .await
+}
+
+/// On one keep-alive connection from `from` to a server that grants one
+/// guest session a minute: one guest, then refusals; the `refusals`-th cuts
+/// the address off (its answer says `Connection: close`). The connection and
+/// when its last request went.
+async fn refused_until_cut_off(server: &TestServer, from: &str, refusals: usize) -> (tokio::net::TcpStream, Instant) {
+    let mut tcp = connect_from(server, from).await.unwrap();
     assert_eq!(raw_session(&mut tcp).await, Some((201, false)));
-    for _ in 0..4 {
+    for _ in 1..refusals {
         assert_eq!(raw_session(&mut tcp).await, Some((429, false)));
     }
     let cut = Instant::now();
     assert_eq!(
         raw_session(&mut tcp).await,
         Some((429, true)),
-        "the fifth refusal says Connection: close"
+        "refusal {refusals} cuts off and says Connection: close"
     );
+    (tcp, cut)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_address_refused_again_and_again_is_cut_off_at_accept_for_a_while() {
+    let (_db, server) = cutting(5, Duration::from_secs(3)).await;
+    // The fifth refusal cuts the address off and closes the connection after its answer.
+    let (mut tcp, cut) = refused_until_cut_off(&server, "127.0.0.2", 5).await;
     assert_eq!(
         raw_session(&mut tcp).await,
         None,
@@ -780,16 +794,8 @@ async fn sockets_silent_until_the_hello_deadline_count_towards_a_cut_off() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_held_at_the_door_is_reset_when_its_hold_ends_though_no_other_comes() {
-    let (_db, server) = limited(|c| {
-        c.rates.sessions_per_minute = 1;
-        c.cut_off_refusals = 2;
-        c.cut_off = Duration::from_secs(60);
-    })
-    .await;
-    let mut tcp = connect_from(&server, "127.0.0.2").await.unwrap();
-    assert_eq!(raw_session(&mut tcp).await, Some((201, false)));
-    assert_eq!(raw_session(&mut tcp).await, Some((429, false)));
-    assert_eq!(raw_session(&mut tcp).await, Some((429, true)), "cut off");
+    let (_db, server) = cutting(2, Duration::from_secs(60)).await;
+    refused_until_cut_off(&server, "127.0.0.2", 2).await;
     // One connection from it, then nothing from anyone: held unread, then
     // reset at the end of its hold (not at some later accept).
     let mut held = connect_from(&server, "127.0.0.2").await.unwrap();
