@@ -13,7 +13,7 @@ use std::fmt;
 
 use crate::board::Point;
 use crate::explain::IllegalMove;
-use crate::position::{Cause, Move, MoveOutcome, Position};
+use crate::position::{Cause, Move, MoveList, MoveOutcome, Position};
 use crate::side::{Direction, Side, Sides};
 
 /// Limits of §6, per phase.
@@ -378,7 +378,7 @@ impl Game {
     pub fn replay_trusted(position: Position, limits: Limits, events: &[Event]) -> Result<Game, (usize, GameError)> {
         let mut g = Game::from_position(position, limits);
         for (i, e) in events.iter().enumerate() {
-            g.apply_with(*e, false).map_err(|err| (i, err))?;
+            g.apply_with(*e, false, None).map_err(|err| (i, err))?;
         }
         Ok(g)
     }
@@ -484,12 +484,45 @@ impl Game {
     /// Applies one event. On error nothing changes; on success the event is
     /// recorded and its effects are returned in order.
     pub fn apply(&mut self, event: Event) -> Result<Vec<Effect>, GameError> {
-        self.apply_with(event, true)
+        self.apply_with(event, true, None)
+    }
+
+    /// [`Game::apply`] for a caller that lists the legal moves after every
+    /// event (a server sends them to its players): `legal` holds those of
+    /// the current position ([`Position::legal_moves`]) or `None` when not
+    /// known. A move found there is not tested again, and the test for a
+    /// mated side that follows it lists the next side's moves instead of
+    /// looking for one. On success `legal` holds the legal moves of the
+    /// position after the event (`None` once the game is over); on error
+    /// nothing changed. Effects and game are those of [`Game::apply`].
+    pub fn apply_listed(&mut self, event: Event, legal: &mut Option<MoveList>) -> Result<Vec<Effect>, GameError> {
+        if let Some(l) = legal.as_ref() {
+            debug_assert_eq!(l.as_slice(), self.position.legal_moves().as_slice(), "a stale list");
+        }
+        let listed = matches!((event.action, legal.as_ref()), (Action::Move(m), Some(l)) if l.contains(&m));
+        let mut next = None;
+        let eff = self.apply_with(event, !listed, listed.then_some(&mut next))?;
+        *legal = (!self.is_finished()).then(|| match next {
+            // Unless a penalty or the end of the game changed the position after the move.
+            Some((moves, after)) if after == self.position => moves,
+            _ => self.position.legal_moves(),
+        });
+        if let Some(l) = legal.as_ref() {
+            debug_assert_eq!(l.as_slice(), self.position.legal_moves().as_slice(), "a wrong list");
+        }
+        Ok(eff)
     }
 
     /// [`Game::apply`]; with `check_moves` false a move is trusted to be
     /// legal (see [`Game::replay_trusted`]).
-    fn apply_with(&mut self, event: Event, check_moves: bool) -> Result<Vec<Effect>, GameError> {
+    /// With `listing`, an unchecked move leaves there the legal moves after
+    /// it ([`Position::play_listing`]) and the position they are of.
+    fn apply_with(
+        &mut self,
+        event: Event,
+        check_moves: bool,
+        listing: Option<&mut Option<(MoveList, Position)>>,
+    ) -> Result<Vec<Effect>, GameError> {
         if self.result.is_some() {
             return Err(GameError::Finished);
         }
@@ -519,7 +552,15 @@ impl Game {
                     if !own(m.from) || own(m.to) {
                         return Err(GameError::Illegal(crate::explain::explain(&self.position, m)));
                     }
-                    self.position.play_unchecked(m)
+                    match listing {
+                        Some(slot) => {
+                            let mut moves = MoveList::new();
+                            let outcome = self.position.play_listing(m, &mut moves);
+                            *slot = Some((moves, self.position));
+                            outcome
+                        }
+                        None => self.position.play_unchecked(m),
+                    }
                 };
                 self.after_move(m, outcome, &mut eff);
             }

@@ -910,12 +910,29 @@ impl Position {
     /// from the first piece, a cannon from the second, and a move that
     /// changes neither of them (nor the empty points before them) leaves what
     /// that ray sees as it was.
+    ///
+    /// A ray with no piece of another side that acts along a line (chariot,
+    /// cannon, king, soldier) anywhere on it, and that does not pass O,
+    /// counts for nothing: the mover's move adds no piece of another side,
+    /// so nothing on that ray can attack or face `k` after it either.
     fn king_sensitive(&self, k: Point) -> (PointSet, [PointSet; MAX_RAYS]) {
+        const LINE: u16 = 1 << (Role::King as u8 + 1)
+            | 1 << (Role::Chariot as u8 + 1)
+            | 1 << (Role::Cannon as u8 + 1)
+            | 1 << (Role::Soldier as u8 + 1);
         let b = board();
+        let own = self.squares[k.index()] >> 4;
         let mut all = *b.king_steps(k);
         let mut rays = [PointSet::EMPTY; MAX_RAYS];
         debug_assert!(b.rays(k).len() <= MAX_RAYS);
         for (ray, set) in b.rays(k).iter().zip(&mut rays) {
+            let armed = b.ray_points(ray).iter().any(|&q| {
+                let c = self.squares[q.index()];
+                q == Point::O || (c != 0 && c >> 4 != own && LINE & (1 << (c & 15)) != 0)
+            });
+            if !armed {
+                continue;
+            }
             let mut pieces = 0;
             for &q in b.ray_points(ray) {
                 set.insert(q);
@@ -1077,7 +1094,16 @@ impl Position {
     /// a piece where its rules forbid it, a side without its king).
     pub fn play_unchecked(&mut self, m: Move) -> MoveOutcome {
         let mut out = self.play_unresolved(m);
-        self.resolve_mates(&mut out.eliminated);
+        self.resolve_mates(&mut out.eliminated, None);
+        out
+    }
+
+    /// [`Position::play_unchecked`], leaving in `legal` the legal moves of
+    /// the side to move after it: the test for a mated side lists them
+    /// instead of looking for one (empty when one side is left).
+    pub fn play_listing(&mut self, m: Move, legal: &mut MoveList) -> MoveOutcome {
+        let mut out = self.play_unresolved(m);
+        self.resolve_mates(&mut out.eliminated, Some(legal));
         out
     }
 
@@ -1149,15 +1175,26 @@ impl Position {
 
     /// At the start of a turn, a side without a legal move is mated and
     /// leaves; its target moves next. Repeats while that happens.
-    fn resolve_mates(&mut self, eliminated: &mut ArrayVec<Elimination, 2>) {
+    /// With `legal`, the legal moves of the side left to move are listed there.
+    fn resolve_mates(&mut self, eliminated: &mut ArrayVec<Elimination, 2>, mut legal: Option<&mut MoveList>) {
         loop {
             if self.live.count() <= 1 {
                 if let Some(last) = self.live.iter().next() {
                     self.turn = last;
                 }
+                if let Some(l) = legal {
+                    l.clear();
+                }
                 return;
             }
-            if self.has_legal_move() {
+            let has_move = match legal.as_deref_mut() {
+                Some(l) => {
+                    *l = self.legal_moves();
+                    !l.is_empty()
+                }
+                None => self.has_legal_move(),
+            };
+            if has_move {
                 return;
             }
             let side = self.turn;
@@ -1188,7 +1225,7 @@ impl Position {
             self.turn = self.next_live_after(side);
         }
         self.no_king_capture = self.live.count() >= 2;
-        self.resolve_mates(&mut out);
+        self.resolve_mates(&mut out, None);
         out
     }
 
@@ -1197,7 +1234,7 @@ impl Position {
     /// with it removed and the next side to move.
     pub fn resolve_turn(&mut self) -> ArrayVec<Elimination, 2> {
         let mut out = ArrayVec::new();
-        self.resolve_mates(&mut out);
+        self.resolve_mates(&mut out, None);
         out
     }
 }

@@ -210,6 +210,58 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// `apply_listed` (a server's: the legal moves kept between events)
+    /// accepts, refuses and produces exactly what `apply` does, and the list
+    /// it leaves is the position's legal moves after every event.
+    #[test]
+    fn a_listing_game_is_the_same_game(seed in any::<u64>(), cw in any::<bool>()) {
+        let game = random_accepted_events(seed, cw, 600);
+        let mut rng = Rng(seed ^ 0x9E37_79B9_7F4A_7C15 | 1);
+        let mut plain = Game::from_position(*game.initial_position(), *game.limits());
+        let mut listing = plain.clone();
+        // Known from the start, or only after the first event (a restored room).
+        let mut legal = (seed % 2 == 0).then(|| listing.position().legal_moves());
+        for e in game.events() {
+            // A refused try first: a move of the side to move that is not legal
+            // (a piece onto itself), or any move of a side not to move.
+            let turn = listing.position().turn();
+            let from = listing.position().pieces_of(turn).iter().next().unwrap();
+            let tries = [
+                Event { side: turn, action: Action::Move(Move::new(from, from)), at: e.at },
+                Event {
+                    side: listing.position().live().iter().find(|&s| s != turn).unwrap_or(turn),
+                    action: Action::Move(listing.position().legal_moves().first().copied().unwrap_or(Move::new(from, from))),
+                    at: e.at,
+                },
+            ];
+            let bad = tries[rng.below(2)];
+            let before = (listing.clone(), legal.clone());
+            let (a, b) = (plain.apply(bad), listing.apply_listed(bad, &mut legal));
+            prop_assert_eq!(a.is_err(), b.is_err());
+            if b.is_err() {
+                prop_assert_eq!(&listing, &before.0);
+                prop_assert_eq!(&legal, &before.1);
+            } else {
+                prop_assert_eq!(a.unwrap(), b.unwrap());
+            }
+            if plain.is_finished() {
+                break;
+            }
+            let (a, b) = (plain.apply(*e), listing.apply_listed(*e, &mut legal));
+            prop_assert_eq!(a, b);
+            prop_assert_eq!(&plain, &listing);
+            if listing.is_finished() {
+                prop_assert!(legal.is_none());
+            } else {
+                prop_assert_eq!(&legal, &Some(listing.position().legal_moves()));
+            }
+        }
+    }
+}
+
 #[test]
 fn a_trusted_replay_still_refuses_a_move_of_no_piece_of_the_mover() {
     let start = Position::initial(Direction::Ccw);

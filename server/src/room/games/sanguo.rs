@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use engine::game::{Action, Event, GameError};
-use engine::{Effect, Game, format_position, parse_move, parse_position};
+use engine::{Effect, Game, Move, MoveList, format_position, parse_move, parse_position};
 use protocol::{
     Counters, Departure, ErrorBody, ErrorCode, GameResult, GameSettings, PendingOffer, Side, Status, Variant,
 };
@@ -18,6 +18,44 @@ use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SanguoGame {
     game: Game,
+    /// The legal moves after the last move, listed once: for the status
+    /// that carries them, and as the next move's one legality check.
+    listed: Listed,
+}
+
+/// The legal moves of the position after `epoch` events (a cache: not part
+/// of the game's value, so two games compare equal whatever it holds).
+#[derive(Clone, Debug, Default)]
+struct Listed(Option<(usize, Box<[Move]>)>);
+
+impl PartialEq for Listed {
+    fn eq(&self, _: &Listed) -> bool {
+        true
+    }
+}
+
+impl Eq for Listed {}
+
+impl Listed {
+    /// The list, when it is the one of `game`'s position.
+    fn of(&self, game: &Game) -> Option<&[Move]> {
+        self.0
+            .as_ref()
+            .filter(|(epoch, _)| *epoch == game.events().len())
+            .map(|(_, l)| &**l)
+    }
+
+    /// The list, taken, when it is the one of `game`'s position.
+    fn take(&mut self, game: &Game) -> Option<MoveList> {
+        let (epoch, list) = self.0.take()?;
+        (epoch == game.events().len()).then(|| list.iter().copied().collect())
+    }
+
+    /// Keeps `legal` as the list of `game`'s position (on the heap: a
+    /// [`MoveList`] has room for the most moves any position has).
+    fn keep(game: &Game, legal: Option<MoveList>) -> Listed {
+        Listed(legal.map(|l| (game.events().len(), l.as_slice().into())))
+    }
 }
 
 fn game_error(e: &GameError) -> ErrorBody {
@@ -77,6 +115,7 @@ impl SanguoGame {
     pub fn new(settings: &GameSettings) -> SanguoGame {
         SanguoGame {
             game: Game::new(settings.direction.into()),
+            listed: Listed::default(),
         }
     }
 
@@ -105,7 +144,10 @@ impl SanguoGame {
             .collect::<Result<Vec<_>, String>>()?;
         let game = Game::replay_trusted(initial, engine::game::Limits::default(), &events)
             .map_err(|(i, e)| format!("event {i} does not replay: {e}"))?;
-        Ok(SanguoGame { game })
+        Ok(SanguoGame {
+            game,
+            listed: Listed::default(),
+        })
     }
 
     /// The engine's game.
@@ -145,17 +187,20 @@ impl RoomGame for SanguoGame {
 
     fn apply(&mut self, side: Side, cmd: Command, at_ms: u64) -> Result<Vec<Happened>, ErrorBody> {
         let action = action_of(&cmd)?;
-        let effects = self
-            .game
-            .apply(Event {
-                side: side.into(),
-                action,
-                at: at_ms,
-            })
-            .map_err(|e| match (&e, &cmd) {
-                (GameError::Illegal(_), Command::Play(mv)) => err(ErrorCode::IllegalMove, format!("{mv}: {e}")),
-                _ => game_error(&e),
-            })?;
+        let event = Event {
+            side: side.into(),
+            action,
+            at: at_ms,
+        };
+        // The one legality check of a move is against the list the last
+        // status carried; the next list comes out of the mate test after it.
+        let mut legal = self.listed.take(&self.game);
+        let applied = self.game.apply_listed(event, &mut legal);
+        self.listed = Listed::keep(&self.game, legal);
+        let effects = applied.map_err(|e| match (&e, &cmd) {
+            (GameError::Illegal(_), Command::Play(mv)) => err(ErrorCode::IllegalMove, format!("{mv}: {e}")),
+            _ => game_error(&e),
+        })?;
         Ok(effects
             .into_iter()
             .map(|e| match e {
@@ -195,7 +240,10 @@ impl RoomGame for SanguoGame {
             ply: game.plies(),
             round: game.rounds_completed(),
             legal_moves: if legal && !game.is_finished() {
-                pos.legal_moves().iter().map(|m| m.text()).collect()
+                match self.listed.of(game) {
+                    Some(list) => list.iter().map(|m| m.text()).collect(),
+                    None => pos.legal_moves().iter().map(|m| m.text()).collect(),
+                }
             } else {
                 Vec::new()
             },
