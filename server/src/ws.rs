@@ -569,8 +569,15 @@ async fn connection(
                 let Received::Message(m) = queued else { break End::Removed };
                 // A client that stops reading blocks the write: the room's
                 // kick (the queue overflowed, or the server is stopping) and
-                // the heartbeat still end it.
-                let send = socket.send(Message::Text(m));
+                // the heartbeat still end it. What else is queued by then
+                // goes out with it, in one write.
+                let send = async {
+                    socket.feed(Message::Text(m)).await?;
+                    while let Some(m) = inbox.try_recv() {
+                        socket.feed(Message::Text(m)).await?;
+                    }
+                    socket.flush().await
+                };
                 tokio::pin!(send);
                 let ended = loop {
                     tokio::select! {
