@@ -15,48 +15,28 @@ use protocol::{
 use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err};
 
 /// A 三国象棋 game in a room.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct SanguoGame {
     game: Game,
-    /// The legal moves after the last move, listed once: for the status
-    /// that carries them, and as the next move's one legality check.
-    listed: Listed,
+    /// The legal moves of the game's position, listed once after each
+    /// event ([`Game::apply_listed`]): for the status that carries them, and
+    /// as the next move's one legality check. `None` until the first event
+    /// after a start or a restore (then they are computed where needed),
+    /// and once the game is over. Only `apply` changes the game, and it
+    /// always replaces this list: it is never stale. On the heap: a
+    /// [`MoveList`] has room for the most moves any position has.
+    listed: Option<Box<[Move]>>,
 }
 
-/// The legal moves of the position after `epoch` events (a cache: not part
-/// of the game's value, so two games compare equal whatever it holds).
-#[derive(Clone, Debug, Default)]
-struct Listed(Option<(usize, Box<[Move]>)>);
-
-impl PartialEq for Listed {
-    fn eq(&self, _: &Listed) -> bool {
-        true
+/// Two games are equal when their engine games are: the list is derived
+/// from the position.
+impl PartialEq for SanguoGame {
+    fn eq(&self, other: &SanguoGame) -> bool {
+        self.game == other.game
     }
 }
 
-impl Eq for Listed {}
-
-impl Listed {
-    /// The list, when it is the one of `game`'s position.
-    fn of(&self, game: &Game) -> Option<&[Move]> {
-        self.0
-            .as_ref()
-            .filter(|(epoch, _)| *epoch == game.events().len())
-            .map(|(_, l)| &**l)
-    }
-
-    /// The list, taken, when it is the one of `game`'s position.
-    fn take(&mut self, game: &Game) -> Option<MoveList> {
-        let (epoch, list) = self.0.take()?;
-        (epoch == game.events().len()).then(|| list.iter().copied().collect())
-    }
-
-    /// Keeps `legal` as the list of `game`'s position (on the heap: a
-    /// [`MoveList`] has room for the most moves any position has).
-    fn keep(game: &Game, legal: Option<MoveList>) -> Listed {
-        Listed(legal.map(|l| (game.events().len(), l.as_slice().into())))
-    }
-}
+impl Eq for SanguoGame {}
 
 fn game_error(e: &GameError) -> ErrorBody {
     let code = match e {
@@ -115,7 +95,7 @@ impl SanguoGame {
     pub fn new(settings: &GameSettings) -> SanguoGame {
         SanguoGame {
             game: Game::new(settings.direction.into()),
-            listed: Listed::default(),
+            listed: None,
         }
     }
 
@@ -144,10 +124,7 @@ impl SanguoGame {
             .collect::<Result<Vec<_>, String>>()?;
         let game = Game::replay_trusted(initial, engine::game::Limits::default(), &events)
             .map_err(|(i, e)| format!("event {i} does not replay: {e}"))?;
-        Ok(SanguoGame {
-            game,
-            listed: Listed::default(),
-        })
+        Ok(SanguoGame { game, listed: None })
     }
 
     /// The engine's game.
@@ -194,9 +171,9 @@ impl RoomGame for SanguoGame {
         };
         // The one legality check of a move is against the list the last
         // status carried; the next list comes out of the mate test after it.
-        let mut legal = self.listed.take(&self.game);
+        let mut legal: Option<MoveList> = self.listed.take().map(|l| l.iter().copied().collect());
         let applied = self.game.apply_listed(event, &mut legal);
-        self.listed = Listed::keep(&self.game, legal);
+        self.listed = legal.map(|l| l.as_slice().into());
         let effects = applied.map_err(|e| match (&e, &cmd) {
             (GameError::Illegal(_), Command::Play(mv)) => err(ErrorCode::IllegalMove, format!("{mv}: {e}")),
             _ => game_error(&e),
@@ -240,10 +217,15 @@ impl RoomGame for SanguoGame {
             ply: game.plies(),
             round: game.rounds_completed(),
             legal_moves: if legal && !game.is_finished() {
-                match self.listed.of(game) {
-                    Some(list) => list.iter().map(|m| m.text()).collect(),
-                    None => pos.legal_moves().iter().map(|m| m.text()).collect(),
-                }
+                let computed;
+                let moves = match &self.listed {
+                    Some(list) => &list[..],
+                    None => {
+                        computed = pos.legal_moves();
+                        &computed[..]
+                    }
+                };
+                moves.iter().map(|m| m.text()).collect()
             } else {
                 Vec::new()
             },
