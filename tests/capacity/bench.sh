@@ -38,7 +38,8 @@ PGARGS=()
 [ -r "$PGPID" ] && PGARGS=(--postgres-pid "$(head -1 "$PGPID")")
 echo "== $LABEL $(date -u +%T) load: $(cut -d' ' -f1-3 /proc/loadavg)"
 nice -n -10 taskset -c 0 "$DIR/target/release/loadgen" --url http://127.0.0.1:$PORT --server-pid $SP "${PGARGS[@]}" "$@"
-echo "group_commits $(curl -s 127.0.0.1:$PORT/metrics | awk '/^sanguo_store_commit_seconds_count/ {print $2}') (whole run)"
+curl -s 127.0.0.1:$PORT/metrics > "/tmp/capacity-$LABEL.metrics"
+echo "group_commits $(awk '/^sanguo_store_commit_seconds_count/ {print $2}' "/tmp/capacity-$LABEL.metrics") (whole run)"
 awk '{printf "server_cpu_whole_run user %.2f s  system %.2f s\n", $14/100, $15/100}' /proc/$SP/stat
 echo "   load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 kill $SP; wait $SP 2>/dev/null || true
