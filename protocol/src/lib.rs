@@ -16,6 +16,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub mod anqi;
+mod move_texts;
 pub mod players;
 pub mod tournament;
 pub mod yanyi;
@@ -110,6 +111,7 @@ pub fn sides(s: engine::Sides) -> Vec<Side> {
 /// A game system, on the wire by its key: `"sanguo"` (三国象棋, the default;
 /// settings without the field are sanguo games), and the variants added since.
 pub use engine::Variant;
+pub use move_texts::MoveTexts;
 
 /// The direction of play: `"ccw"` (W → B → Y, the default) or `"cw"`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -389,7 +391,8 @@ pub struct Status {
     /// Completed rounds (§6).
     pub round: u32,
     /// The side to move's legal moves, canonical order (empty when the game is not live).
-    pub legal_moves: Vec<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
+    pub legal_moves: MoveTexts,
     /// Clocks of W, B, Y.
     pub clocks: [Clock; 3],
     /// The §6 counters (三国象棋 only; absent in the other variants).

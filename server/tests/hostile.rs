@@ -175,7 +175,7 @@ fn room_at(stage: u8, plies: u8, pick: u64) -> Room {
     while room.phase == Phase::Live && room.game().plies() < target {
         let moves = room.game().status(true).legal_moves;
         k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let m = moves[((k >> 33) % moves.len() as u64) as usize].clone();
+        let m = moves[((k >> 33) % moves.len() as u64) as usize].to_owned();
         let s: Side = room.game().to_move().expect("a seat to move");
         now += 10;
         let ply = room.game().plies();

@@ -501,11 +501,11 @@ fn check_seat_entropy(game: &str, a: &protocol::anqi::AnqiStatus) {
 
 /// An action for a seat: a flip or a move in turn, never the same (deterministic).
 fn pick(status: &Status, n: usize) -> String {
-    let moves: Vec<&String> = status.legal_moves.iter().filter(|m| !m.starts_with('+')).collect();
+    let moves: Vec<&str> = status.legal_moves.iter().filter(|m| !m.starts_with('+')).collect();
     if n % 3 == 2 && !moves.is_empty() {
-        return moves[n % moves.len()].clone();
+        return moves[n % moves.len()].to_string();
     }
-    status.legal_moves[(n * 7 + 3) % status.legal_moves.len()].clone()
+    status.legal_moves[(n * 7 + 3) % status.legal_moves.len()].to_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -164,8 +164,22 @@ impl Logged {
 
     /// [`Logged::view`] serialised without copying the event (a move's
     /// status with its legal moves is a few KB): byte for byte what
-    /// `encode(&self.view(viewer))` gives (a test holds them equal).
-    pub fn encode_view(&self, viewer: Viewer) -> String {
+    /// `encode(&self.view(viewer))` gives (a test holds them equal). A status's
+    /// legal moves are written as one piece ([`protocol::MoveTexts::write_json`]) into
+    /// the event written without them, not one JSON string at a time.
+    pub fn encode_view(&mut self, viewer: Viewer) -> String {
+        let listed = self.audience.admits(viewer) && status_ref(&self.event).is_some_and(|s| !s.legal_moves.is_empty());
+        if listed {
+            let lean = self.encode_lean(viewer);
+            if let Some(full) = self.encode_listed(&lean) {
+                return full;
+            }
+        }
+        self.encode_whole(viewer)
+    }
+
+    /// [`Logged::view`] serialised by serde alone, without copying the event.
+    fn encode_whole(&self, viewer: Viewer) -> String {
         #[derive(serde::Serialize)]
         #[serde(tag = "type", rename = "event")]
         struct EventRef<'a> {
@@ -195,7 +209,7 @@ impl Logged {
     /// the event is written.
     pub fn encode_lean(&mut self, viewer: Viewer) -> String {
         let moves = status_of(&mut self.event).map(|s| std::mem::take(&mut s.legal_moves));
-        let text = self.encode_view(viewer);
+        let text = self.encode_whole(viewer);
         if let (Some(status), Some(moves)) = (status_of(&mut self.event), moves) {
             status.legal_moves = moves;
         }
@@ -211,12 +225,11 @@ impl Logged {
         let status = status_ref(&self.event)?;
         // The key's quotes are unescaped: inside a JSON string every quote
         // is escaped, so the only match is the status's own field.
-        let at = lean.find(EMPTY)? + EMPTY.len() - 1;
-        let list = serde_json::to_string(&status.legal_moves).ok()?;
-        let mut full = String::with_capacity(lean.len() + list.len());
-        full.push_str(&lean[..at - 1]);
-        full.push_str(&list);
-        full.push_str(&lean[at + 1..]);
+        let at = lean.find(EMPTY)? + EMPTY.len() - 2;
+        let mut full = String::with_capacity(lean.len() + status.legal_moves.len() * 11);
+        full.push_str(&lean[..at]);
+        status.legal_moves.write_json(&mut full);
+        full.push_str(&lean[at + 2..]);
         Some(full)
     }
 

@@ -84,7 +84,7 @@ impl Harness {
     /// reads W's connection).
     async fn legal_move(&self) -> (u32, String) {
         let snap = self.handle.snapshot().await.expect("a snapshot");
-        (snap.status.ply, snap.status.legal_moves[0].clone())
+        (snap.status.ply, snap.status.legal_moves[0].to_owned())
     }
 
     async fn stop(self) {

@@ -389,7 +389,7 @@ async fn seat(
                 _ = tokio::time::sleep_until(sleep_until.into()), if due.is_some() => {
                     let ply = due.take().map_or(u32::MAX, |(_, p)| p);
                     if let Some(st) = status.as_ref().filter(|s| s.ply == ply && s.turn == side) {
-                        let mv = st.legal_moves[rng.below(st.legal_moves.len() as u64) as usize].clone();
+                        let mv = st.legal_moves[rng.below(st.legal_moves.len() as u64) as usize].to_owned();
                         last_sent = Some((ply, mv.clone()));
                         shared.counts.moves_sent.fetch_add(1, Ordering::Relaxed);
                         if ws.send(Message::text(json(&ClientMsg::Move { ply, mv }))).await.is_err() {

@@ -830,7 +830,7 @@ struct MovedEventOnly {
 struct StatusOnly {
     turn: Side,
     ply: u32,
-    legal_moves: Vec<String>,
+    legal_moves: protocol::MoveTexts,
 }
 
 impl StatusOnly {
@@ -961,7 +961,7 @@ impl Game<'_> {
                 let StatusOnly { turn, ply, legal_moves } = st;
                 if !legal_moves.is_empty() && last_ply_sent != Some(ply) {
                     self.think(rng).await;
-                    let mv = legal_moves[(next(rng) % legal_moves.len() as u64) as usize].clone();
+                    let mv = legal_moves[(next(rng) % legal_moves.len() as u64) as usize].to_owned();
                     let seat = SIDES
                         .iter()
                         .position(|s| *s == turn)

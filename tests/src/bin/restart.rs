@@ -66,7 +66,7 @@ async fn seed_game(store: &Store, n: usize, plies: u32, rng: &mut u64) -> Result
         *rng ^= *rng << 13;
         *rng ^= *rng >> 7;
         *rng ^= *rng << 17;
-        let mv = status.legal_moves[(*rng % status.legal_moves.len() as u64) as usize].clone();
+        let mv = status.legal_moves[(*rng % status.legal_moves.len() as u64) as usize].to_owned();
         let step = room
             .act(status.turn, Act::Move { ply, mv }, 0, now, wall_ms())
             .map_err(|e| anyhow!("{}", e.message))?;

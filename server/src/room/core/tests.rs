@@ -41,7 +41,7 @@ fn live_room(tc: TimeControl) -> (Room, Vec<Op>) {
 }
 
 fn legal(room: &Room) -> Vec<String> {
-    room.game().status(true).legal_moves
+    room.game().status(true).legal_moves.to_vec()
 }
 
 fn first_legal(room: &Room) -> String {
@@ -1066,7 +1066,7 @@ fn chat_buckets_of_past_writers_are_forgotten() {
 #[test]
 fn a_copy_is_written_without_copying_the_event() {
     let (mut room, _) = live_room(TimeControl::default());
-    let mv = room.status(0).legal_moves[0].clone();
+    let mv = room.status(0).legal_moves[0].to_owned();
     let mut step = room.act(Side::W, Act::Move { ply: 0, mv }, 0, 0, 0).unwrap();
     // and a players' chat line: the spectators' copy is a bare version
     let chat = room
@@ -1075,7 +1075,7 @@ fn a_copy_is_written_without_copying_the_event() {
     step.events.extend(chat.events);
     assert!(step.events.iter().any(|l| matches!(l.event, GameEvent::Moved { .. })));
     let viewers = [Side::W, Side::B, Side::Y].map(Viewer::Seat);
-    for l in &step.events {
+    for l in &mut step.events {
         for v in viewers.into_iter().chain([Viewer::Spectator]) {
             assert_eq!(l.encode_view(v), serde_json::to_string(&l.view(v)).unwrap(), "{v:?}");
         }
@@ -1104,7 +1104,75 @@ fn a_copy_is_written_without_copying_the_event() {
     assert_eq!(moved.encode_view(Viewer::Spectator), full, "the list is put back");
     assert_eq!(moved.encode_listed(&lean).as_deref(), Some(full.as_str()));
     // A chat line has no status to list.
-    let chat = step.events.last().unwrap();
+    let chat = step.events.last_mut().unwrap();
     assert!(!chat.lists_moves_for_another(Viewer::Seat(Side::Y)));
-    assert_eq!(chat.encode_listed(&chat.encode_view(Viewer::Seat(Side::Y))), None);
+    let text = chat.encode_view(Viewer::Seat(Side::Y));
+    assert_eq!(chat.encode_listed(&text), None);
+}
+
+#[test]
+fn every_copy_with_legal_moves_is_what_serde_writes_in_every_variant() {
+    let tc = TimeControl {
+        base_ms: 600_000,
+        increment_ms: 0,
+        per_move_ms: None,
+        byoyomi: None,
+    };
+    let mut seed: u64 = 0x1157;
+    let mut next = move |n: usize| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    let viewers = [
+        Viewer::Seat(Side::W),
+        Viewer::Seat(Side::B),
+        Viewer::Seat(Side::Y),
+        Viewer::Spectator,
+    ];
+    for variant in [
+        protocol::Variant::Sanguo,
+        protocol::Variant::Anqi,
+        protocol::Variant::Yanyi,
+    ] {
+        let mut s = settings(tc);
+        s.variant = variant;
+        let mut room = Room::new("v".into(), s).unwrap();
+        for (i, side) in Side::ALL.into_iter().enumerate() {
+            room.join(player(i), Some(side), 0, 0).unwrap();
+            room.connected(Some(side));
+        }
+        if variant == protocol::Variant::Anqi {
+            for (i, side) in Side::ALL.into_iter().enumerate() {
+                room.act(side, Act::Seed(format!("{i:02x}").repeat(32)), 0, 0, 0)
+                    .unwrap();
+            }
+        }
+        let mut listed = 0;
+        for ply in 0..200 {
+            if room.phase == Phase::Finished {
+                break;
+            }
+            let moves = legal(&room);
+            assert!(
+                !moves.is_empty(),
+                "{variant:?} ply {ply}: {:?}",
+                room.game().status(true)
+            );
+            let mv = moves[next(moves.len())].clone();
+            let side = turn(&room);
+            let mut step = room.act(side, Act::Move { ply, mv }, 0, ply as u64 * 10, 0).unwrap();
+            for l in &mut step.events {
+                for v in viewers {
+                    let whole = serde_json::to_string(&l.view(v)).unwrap();
+                    listed += usize::from(whole.contains(r#""legal_moves":[""#));
+                    assert_eq!(l.encode_view(v), whole, "{variant:?} ply {ply} {v:?}");
+                    if l.lists_moves_for_another(v) {
+                        let lean = l.encode_lean(v);
+                        assert_eq!(l.encode_listed(&lean).as_deref(), Some(whole.as_str()));
+                    }
+                }
+            }
+        }
+        assert!(listed > 100, "{variant:?}: {listed} copies listed moves");
+    }
 }

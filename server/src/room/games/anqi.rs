@@ -30,8 +30,8 @@ use engine::anqi::{
 };
 use protocol::anqi::{self as wire, AnqiOptions, AnqiStatus};
 use protocol::{
-    Departure, EliminationReason, Ending, ErrorBody, ErrorCode, GameResult, GameSettings, Outcome, PendingOffer, Side,
-    Status, Variant,
+    Departure, EliminationReason, Ending, ErrorBody, ErrorCode, GameResult, GameSettings, MoveTexts, Outcome,
+    PendingOffer, Side, Status, Variant,
 };
 
 use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err, parse_seed};
@@ -262,9 +262,9 @@ fn end_reason(r: EndReason) -> Option<wire::EndReason> {
 /// The legal actions a status had, recomputed from its position text (the
 /// viewer form: every rule but what a flip reveals is public, §10.1). None
 /// once the game is over (its layout is then published).
-pub fn relist(status: &Status) -> Vec<String> {
+pub fn relist(status: &Status) -> MoveTexts {
     if status.anqi.as_ref().is_some_and(|a| a.layout.is_some()) {
-        return Vec::new();
+        return MoveTexts::new();
     }
     anqi_engine::notation::parse_position(&status.position)
         .map(|pos| pos.legal_moves().iter().map(|m| m.to_string()).collect())
@@ -720,9 +720,12 @@ impl RoomGame for AnqiRoomGame {
             // Turns completed (the position's turn field − 1).
             round: viewer.turn().saturating_sub(1),
             legal_moves: if legal && !over && !self.undealt() {
-                viewer.legal_moves().iter().map(|m| m.to_string()).collect()
+                let moves = viewer.legal_moves();
+                let mut texts = MoveTexts::with_capacity(moves.len());
+                moves.iter().for_each(|m| texts.push_display(m));
+                texts
             } else {
-                Vec::new()
+                MoveTexts::new()
             },
             clocks: Default::default(),
             counters: None,

@@ -19,7 +19,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use protocol::{Departure, ErrorBody, ErrorCode, GameResult, GameSettings, Side, Status, Variant};
+use protocol::{Departure, ErrorBody, ErrorCode, GameResult, GameSettings, MoveTexts, Side, Status, Variant};
 
 pub mod anqi;
 pub mod sanguo;
@@ -379,7 +379,7 @@ pub fn has_notes(variant: Variant) -> bool {
 /// The legal moves a status had, recomputed from the status alone (the
 /// room's log drops them to save memory and relists them when a client
 /// replays an event). Empty when they cannot be recomputed.
-pub fn relist(variant: Variant, status: &Status) -> Vec<String> {
+pub fn relist(variant: Variant, status: &Status) -> MoveTexts {
     match variant {
         Variant::Sanguo => sanguo::relist(status),
         Variant::Anqi => anqi::relist(status),

@@ -9,7 +9,7 @@ use std::time::Instant;
 use engine::game::{Action, Event, GameError};
 use engine::{Effect, Game, Move, MoveList, format_position, parse_move, parse_position};
 use protocol::{
-    Counters, Departure, ErrorBody, ErrorCode, GameResult, GameSettings, PendingOffer, Side, Status, Variant,
+    Counters, Departure, ErrorBody, ErrorCode, GameResult, GameSettings, MoveTexts, PendingOffer, Side, Status, Variant,
 };
 
 use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err};
@@ -68,7 +68,7 @@ fn action_of(cmd: &Command) -> Result<Action, ErrorBody> {
 
 /// The legal moves of a 三国象棋 status, from its position text (canonical
 /// and round-tripping, RULES §7: they are the ones the status had).
-pub fn relist(status: &Status) -> Vec<String> {
+pub fn relist(status: &Status) -> MoveTexts {
     parse_position(&status.position)
         .map(|pos| pos.legal_moves().iter().map(|m| m.text()).collect())
         .unwrap_or_default()
@@ -225,9 +225,11 @@ impl RoomGame for SanguoGame {
                         &computed[..]
                     }
                 };
-                moves.iter().map(|m| m.text()).collect()
+                let mut texts = MoveTexts::with_capacity(moves.len());
+                moves.iter().for_each(|m| texts.push(m.name()));
+                texts
             } else {
-                Vec::new()
+                MoveTexts::new()
             },
             clocks: Default::default(),
             counters: Some(Counters::of(game)),
@@ -396,7 +398,7 @@ mod tests {
         let mut stored = Vec::new();
         for at in 1..=12u64 {
             let side = game.to_move().unwrap();
-            let mv = game.status(true).legal_moves[(at as usize * 7) % 20].clone();
+            let mv = game.status(true).legal_moves[(at as usize * 7) % 20].to_owned();
             let cmd = Command::Play(mv.clone());
             stored.push((side, game.command_text(&cmd), at));
             let happened = game.apply(side, cmd, at).unwrap();

@@ -26,8 +26,8 @@ use engine::yanyi::{
 };
 use protocol::yanyi::{self as wire, Absorption, HanState, TurnReason, YanyiStatus, seat, seats};
 use protocol::{
-    Departure, DrawReason, EliminationReason, Ending, ErrorBody, ErrorCode, GameResult, Outcome, PendingOffer, Refusal,
-    Side, Status, Variant,
+    Departure, DrawReason, EliminationReason, Ending, ErrorBody, ErrorCode, GameResult, MoveTexts, Outcome,
+    PendingOffer, Refusal, Side, Status, Variant,
 };
 
 use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err, parse_command};
@@ -360,9 +360,12 @@ impl RoomGame for Yanyi {
             // A round: three moves (被将先走 makes rounds uneven; this is only a rough count).
             round: self.game.plies() / 3,
             legal_moves: if legal && !over {
-                pos.legal_moves().iter().map(|m| m.to_string()).collect()
+                let moves = pos.legal_moves();
+                let mut texts = MoveTexts::with_capacity(moves.len());
+                moves.iter().for_each(|m| texts.push_display(m));
+                texts
             } else {
-                Vec::new()
+                MoveTexts::new()
             },
             clocks: Default::default(),
             counters: None,
@@ -502,7 +505,7 @@ pub fn refusal(reason: &engine::yanyi::Reason) -> Refusal {
 }
 
 /// The legal moves of a status, recomputed from its position text.
-pub fn relist(status: &Status) -> Vec<String> {
+pub fn relist(status: &Status) -> MoveTexts {
     parse_position(&status.position)
         .map(|pos| pos.legal_moves().iter().map(|m| m.to_string()).collect())
         .unwrap_or_default()

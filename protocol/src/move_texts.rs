@@ -1,0 +1,352 @@
+//! [`MoveTexts`]: a status's legal moves, listed after every move.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Whether `b` may be in a move text: printable ASCII that JSON writes as
+/// itself (not `"` nor `\\`). Every variant's move texts are made of such bytes.
+const fn plain(b: u8) -> bool {
+    matches!(b, b' '..=b'~') && b != b'"' && b != b'\\'
+}
+
+/// Move texts in canonical order (`status.legal_moves`), kept in one string
+/// as the JSON they are sent as: a room lists the side to move's ~50 moves
+/// after every move, and this costs one allocation for the list instead of
+/// one per move, and one copy where the list is written into a message
+/// ([`MoveTexts::write_json`]) instead of one JSON string at a time; a Rust
+/// client reading it also makes one string, not one per move.
+///
+/// On the wire, and in the API document, exactly a JSON array of strings
+/// (`["W51-W41","W51-W61"]`), as a `Vec<String>` is. A text is never empty
+/// and is printable ASCII without `"` or `\\` (every variant's move texts
+/// are); a list with any other text is refused when read.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct MoveTexts {
+    /// Each text in quotes, followed by a comma: `"W51-W41","W51-W61",`.
+    joined: String,
+    len: usize,
+}
+
+impl MoveTexts {
+    /// No moves.
+    pub const fn new() -> MoveTexts {
+        MoveTexts {
+            joined: String::new(),
+            len: 0,
+        }
+    }
+
+    /// No moves yet, with room for `moves` texts of ~8 bytes.
+    pub fn with_capacity(moves: usize) -> MoveTexts {
+        MoveTexts {
+            joined: String::with_capacity(moves * 11),
+            len: 0,
+        }
+    }
+
+    /// Whether `text` may be listed: not empty, printable ASCII without `"`
+    /// or `\\`.
+    pub fn is_move_text(text: &str) -> bool {
+        !text.is_empty() && text.bytes().all(plain)
+    }
+
+    /// Adds `text` at the end.
+    ///
+    /// # Panics
+    /// When `text` is not a move text ([`MoveTexts::is_move_text`]).
+    pub fn push(&mut self, text: &str) {
+        assert!(MoveTexts::is_move_text(text), "not a move text: {text:?}");
+        self.joined.reserve(text.len() + 3);
+        self.joined.push('"');
+        self.joined.push_str(text);
+        self.joined.push_str("\",");
+        self.len += 1;
+    }
+
+    /// Adds `item`'s [`fmt::Display`] text at the end.
+    ///
+    /// # Panics
+    /// As [`MoveTexts::push`].
+    pub fn push_display(&mut self, item: impl fmt::Display) {
+        self.push(&item.to_string());
+    }
+
+    /// Appends the list as JSON (`["W51-W41","W51-W61"]`, what serialising
+    /// it with `serde_json` writes) to `out`: one copy.
+    pub fn write_json(&self, out: &mut String) {
+        out.push('[');
+        out.push_str(self.joined.strip_suffix(',').unwrap_or_default());
+        out.push(']');
+    }
+
+    /// How many texts.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The texts in order.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter { rest: &self.joined }
+    }
+
+    /// Whether `text` is one of them.
+    pub fn contains(&self, text: &str) -> bool {
+        self.iter().any(|t| t == text)
+    }
+
+    /// The `i`-th text.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        self.iter().nth(i)
+    }
+
+    /// The first text.
+    pub fn first(&self) -> Option<&str> {
+        self.iter().next()
+    }
+
+    /// The last text.
+    pub fn last(&self) -> Option<&str> {
+        self.iter().last()
+    }
+
+    /// Removes every text.
+    pub fn clear(&mut self) {
+        self.joined.clear();
+        self.len = 0;
+    }
+
+    /// The texts as owned strings.
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(str::to_owned).collect()
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for MoveTexts {
+    fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> MoveTexts {
+        let mut texts = MoveTexts::new();
+        texts.extend(iter);
+        texts
+    }
+}
+
+impl<S: AsRef<str>> Extend<S> for MoveTexts {
+    fn extend<I: IntoIterator<Item = S>>(&mut self, iter: I) {
+        for text in iter {
+            self.push(text.as_ref());
+        }
+    }
+}
+
+impl std::ops::Index<usize> for MoveTexts {
+    type Output = str;
+
+    /// The `i`-th text.
+    ///
+    /// # Panics
+    /// When there are not `i + 1` texts.
+    fn index(&self, i: usize) -> &str {
+        self.get(i).unwrap_or_else(|| panic!("move text {i} of {}", self.len))
+    }
+}
+
+/// The texts of a [`MoveTexts`], in order.
+#[derive(Clone, Debug)]
+pub struct Iter<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        // `rest` is `"text",…`: a text has no quote of its own.
+        let inner = self.rest.get(1..)?;
+        let end = inner.bytes().position(|b| b == b'"')?;
+        self.rest = &inner[end + 2..];
+        Some(&inner[..end])
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveTexts {
+    type Item = &'a str;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl IntoIterator for MoveTexts {
+    type Item = String;
+    type IntoIter = std::vec::IntoIter<String>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.to_vec().into_iter()
+    }
+}
+
+impl From<Vec<String>> for MoveTexts {
+    fn from(texts: Vec<String>) -> MoveTexts {
+        texts.into_iter().collect()
+    }
+}
+
+impl<S: AsRef<str>> PartialEq<[S]> for MoveTexts {
+    fn eq(&self, other: &[S]) -> bool {
+        self.len == other.len() && self.iter().zip(other).all(|(a, b)| a == b.as_ref())
+    }
+}
+
+impl<S: AsRef<str>> PartialEq<Vec<S>> for MoveTexts {
+    fn eq(&self, other: &Vec<S>) -> bool {
+        *self == other[..]
+    }
+}
+
+impl<S: AsRef<str>, const N: usize> PartialEq<[S; N]> for MoveTexts {
+    fn eq(&self, other: &[S; N]) -> bool {
+        *self == other[..]
+    }
+}
+
+impl fmt::Debug for MoveTexts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for MoveTexts {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for MoveTexts {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<MoveTexts, D::Error> {
+        deserializer.deserialize_seq(TextsVisitor)
+    }
+}
+
+struct TextsVisitor;
+
+impl<'de> Visitor<'de> for TextsVisitor {
+    type Value = MoveTexts;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of move texts")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MoveTexts, A::Error> {
+        let mut texts = MoveTexts::with_capacity(seq.size_hint().unwrap_or(0));
+        while seq.next_element_seed(Append(&mut texts))?.is_some() {}
+        Ok(texts)
+    }
+}
+
+/// Reads one text of the list straight into the joined string (no string of
+/// its own).
+struct Append<'a>(&'a mut MoveTexts);
+
+impl<'de> DeserializeSeed<'de> for Append<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Append<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a move text (printable ASCII without quotes or backslashes)")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<(), E> {
+        if !MoveTexts::is_move_text(text) {
+            return Err(E::invalid_value(de::Unexpected::Str(text), &self));
+        }
+        self.0.push(text);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn it_is_a_list_of_strings_on_the_wire() {
+        let texts: MoveTexts = ["W51-W41", "+a1", "b2xc3"].into_iter().collect();
+        let json = serde_json::to_string(&texts).unwrap();
+        assert_eq!(json, r#"["W51-W41","+a1","b2xc3"]"#);
+        assert_eq!(json, serde_json::to_string(&texts.to_vec()).unwrap());
+        let back: MoveTexts = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, texts);
+        assert_eq!(back.len(), 3);
+        assert_eq!(back, ["W51-W41", "+a1", "b2xc3"]);
+        assert_eq!(back.get(1), Some("+a1"));
+        assert_eq!((back.first(), back.last()), (Some("W51-W41"), Some("b2xc3")));
+        assert!(back.contains("b2xc3") && !back.contains("b2x") && !back.contains(""));
+        assert_eq!(format!("{back:?}"), r#"["W51-W41", "+a1", "b2xc3"]"#);
+        // Escaped text reads as its value.
+        let escaped: MoveTexts = serde_json::from_str(r#"["W51\u002dW41"]"#).unwrap();
+        assert_eq!(escaped, ["W51-W41"]);
+    }
+
+    #[test]
+    fn an_empty_list_is_empty() {
+        let texts = MoveTexts::new();
+        assert!(texts.is_empty() && texts.iter().next().is_none());
+        assert_eq!(serde_json::to_string(&texts).unwrap(), "[]");
+        let back: MoveTexts = serde_json::from_str("[]").unwrap();
+        assert_eq!(back, texts);
+        assert_eq!(back, Vec::<String>::new());
+    }
+
+    #[test]
+    fn what_is_not_a_move_text_is_refused() {
+        for bad in [
+            r#"["a\"b"]"#,
+            r#"["a\\b"]"#,
+            r#"["é"]"#,
+            r#"["a\nb"]"#,
+            r#"[""]"#,
+            r#"[1]"#,
+            r#""W51-W41""#,
+        ] {
+            assert!(serde_json::from_str::<MoveTexts>(bad).is_err(), "{bad} was read");
+        }
+        let mut texts = MoveTexts::new();
+        for bad in ["a\"b", "a\\b", "é", "\n"] {
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| texts.push(bad)));
+            assert!(caught.is_err(), "{bad:?} was listed");
+        }
+        assert!(
+            texts.is_empty() && texts == MoveTexts::new(),
+            "a refused text leaves nothing"
+        );
+        assert!(std::panic::catch_unwind(|| MoveTexts::new().push("")).is_err());
+    }
+
+    #[test]
+    fn texts_pushed_are_the_texts_listed() {
+        let mut texts = MoveTexts::with_capacity(2);
+        texts.push("W72-W54");
+        texts.push_display(format_args!("{}x{}", "a1", "b2"));
+        assert_eq!(texts, ["W72-W54", "a1xb2"]);
+        let mut json = String::new();
+        texts.write_json(&mut json);
+        assert_eq!(json, serde_json::to_string(&texts).unwrap());
+        json.clear();
+        MoveTexts::new().write_json(&mut json);
+        assert_eq!(json, "[]");
+    }
+}
