@@ -65,12 +65,36 @@ impl MoveTexts {
         self.len += 1;
     }
 
-    /// Adds `item`'s [`fmt::Display`] text at the end.
+    /// The [`fmt::Display`] texts of `items` (a variant's moves), each
+    /// written in place, with no string of its own.
     ///
     /// # Panics
-    /// As [`MoveTexts::push`].
-    pub fn push_display(&mut self, item: impl fmt::Display) {
-        self.push(&item.to_string());
+    /// When a text is not a move text ([`MoveTexts::is_move_text`]).
+    pub fn displayed<I>(items: I) -> MoveTexts
+    where
+        I: IntoIterator,
+        I::Item: fmt::Display,
+    {
+        use fmt::Write;
+        let items = items.into_iter();
+        let mut texts = MoveTexts::with_capacity(items.size_hint().0);
+        for item in items {
+            let start = texts.joined.len();
+            texts.joined.push('"');
+            // Writing to a `String` cannot fail.
+            let _ = write!(texts.joined, "{item}");
+            let text = &texts.joined[start + 1..];
+            assert!(MoveTexts::is_move_text(text), "not a move text: {text:?}");
+            texts.joined.push_str("\",");
+            texts.len += 1;
+        }
+        texts
+    }
+
+    /// The length of [`MoveTexts::write_json`]'s text, in bytes.
+    pub fn json_len(&self) -> usize {
+        // The brackets, and no comma after the last text.
+        self.joined.len().max(1) + 1
     }
 
     /// Appends the list as JSON (`["W51-W41","W51-W61"]`, what serialising
@@ -93,7 +117,10 @@ impl MoveTexts {
 
     /// The texts in order.
     pub fn iter(&self) -> Iter<'_> {
-        Iter { rest: &self.joined }
+        Iter {
+            rest: &self.joined,
+            left: self.len,
+        }
     }
 
     /// Whether `text` is one of them.
@@ -104,16 +131,6 @@ impl MoveTexts {
     /// The `i`-th text.
     pub fn get(&self, i: usize) -> Option<&str> {
         self.iter().nth(i)
-    }
-
-    /// The first text.
-    pub fn first(&self) -> Option<&str> {
-        self.iter().next()
-    }
-
-    /// The last text.
-    pub fn last(&self) -> Option<&str> {
-        self.iter().last()
     }
 
     /// Removes every text.
@@ -130,7 +147,8 @@ impl MoveTexts {
 
 impl<S: AsRef<str>> FromIterator<S> for MoveTexts {
     fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> MoveTexts {
-        let mut texts = MoveTexts::new();
+        let iter = iter.into_iter();
+        let mut texts = MoveTexts::with_capacity(iter.size_hint().0);
         texts.extend(iter);
         texts
     }
@@ -160,6 +178,8 @@ impl std::ops::Index<usize> for MoveTexts {
 #[derive(Clone, Debug)]
 pub struct Iter<'a> {
     rest: &'a str,
+    /// How many texts `rest` holds.
+    left: usize,
 }
 
 impl<'a> Iterator for Iter<'a> {
@@ -170,9 +190,16 @@ impl<'a> Iterator for Iter<'a> {
         let inner = self.rest.get(1..)?;
         let end = inner.bytes().position(|b| b == b'"')?;
         self.rest = &inner[end + 2..];
+        self.left -= 1;
         Some(&inner[..end])
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
 }
+
+impl ExactSizeIterator for Iter<'_> {}
 
 impl<'a> IntoIterator for &'a MoveTexts {
     type Item = &'a str;
@@ -180,21 +207,6 @@ impl<'a> IntoIterator for &'a MoveTexts {
 
     fn into_iter(self) -> Iter<'a> {
         self.iter()
-    }
-}
-
-impl IntoIterator for MoveTexts {
-    type Item = String;
-    type IntoIter = std::vec::IntoIter<String>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.to_vec().into_iter()
-    }
-}
-
-impl From<Vec<String>> for MoveTexts {
-    fn from(texts: Vec<String>) -> MoveTexts {
-        texts.into_iter().collect()
     }
 }
 
@@ -293,7 +305,11 @@ mod tests {
         assert_eq!(back.len(), 3);
         assert_eq!(back, ["W51-W41", "+a1", "b2xc3"]);
         assert_eq!(back.get(1), Some("+a1"));
-        assert_eq!((back.first(), back.last()), (Some("W51-W41"), Some("b2xc3")));
+        assert_eq!(
+            (back.iter().next(), back.iter().last()),
+            (Some("W51-W41"), Some("b2xc3"))
+        );
+        assert_eq!(back.iter().len(), 3);
         assert!(back.contains("b2xc3") && !back.contains("b2x") && !back.contains(""));
         assert_eq!(format!("{back:?}"), r#"["W51-W41", "+a1", "b2xc3"]"#);
         // Escaped text reads as its value.
@@ -340,13 +356,17 @@ mod tests {
     fn texts_pushed_are_the_texts_listed() {
         let mut texts = MoveTexts::with_capacity(2);
         texts.push("W72-W54");
-        texts.push_display(format_args!("{}x{}", "a1", "b2"));
+        texts.extend(MoveTexts::displayed([format_args!("{}x{}", "a1", "b2")]).iter());
         assert_eq!(texts, ["W72-W54", "a1xb2"]);
         let mut json = String::new();
         texts.write_json(&mut json);
         assert_eq!(json, serde_json::to_string(&texts).unwrap());
+        assert_eq!(json.len(), texts.json_len());
         json.clear();
         MoveTexts::new().write_json(&mut json);
         assert_eq!(json, "[]");
+        assert_eq!(json.len(), MoveTexts::new().json_len());
+        let caught = std::panic::catch_unwind(|| MoveTexts::displayed(["a1", "b\"b"]));
+        assert!(caught.is_err(), "a written text is checked too");
     }
 }

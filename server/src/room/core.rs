@@ -226,7 +226,7 @@ impl Logged {
         // The key's quotes are unescaped: inside a JSON string every quote
         // is escaped, so the only match is the status's own field.
         let at = lean.find(EMPTY)? + EMPTY.len() - 2;
-        let mut full = String::with_capacity(lean.len() + status.legal_moves.len() * 11);
+        let mut full = String::with_capacity(lean.len() - 2 + status.legal_moves.json_len());
         full.push_str(&lean[..at]);
         status.legal_moves.write_json(&mut full);
         full.push_str(&lean[at + 2..]);

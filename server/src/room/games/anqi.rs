@@ -267,7 +267,7 @@ pub fn relist(status: &Status) -> MoveTexts {
         return MoveTexts::new();
     }
     anqi_engine::notation::parse_position(&status.position)
-        .map(|pos| pos.legal_moves().iter().map(|m| m.to_string()).collect())
+        .map(|pos| MoveTexts::displayed(pos.legal_moves().iter()))
         .unwrap_or_default()
 }
 
@@ -720,10 +720,7 @@ impl RoomGame for AnqiRoomGame {
             // Turns completed (the position's turn field − 1).
             round: viewer.turn().saturating_sub(1),
             legal_moves: if legal && !over && !self.undealt() {
-                let moves = viewer.legal_moves();
-                let mut texts = MoveTexts::with_capacity(moves.len());
-                moves.iter().for_each(|m| texts.push_display(m));
-                texts
+                MoveTexts::displayed(viewer.legal_moves().iter())
             } else {
                 MoveTexts::new()
             },
@@ -1150,9 +1147,10 @@ mod tests {
         let flip = room
             .status(0)
             .legal_moves
-            .into_iter()
+            .iter()
             .find(|m| m.starts_with('+'))
-            .unwrap();
+            .unwrap()
+            .to_owned();
         let act = || Act::Move {
             ply: 0,
             mv: flip.clone(),

@@ -70,7 +70,7 @@ fn action_of(cmd: &Command) -> Result<Action, ErrorBody> {
 /// and round-tripping, RULES §7: they are the ones the status had).
 pub fn relist(status: &Status) -> MoveTexts {
     parse_position(&status.position)
-        .map(|pos| pos.legal_moves().iter().map(|m| m.text()).collect())
+        .map(|pos| pos.legal_moves().iter().map(Move::name).collect())
         .unwrap_or_default()
 }
 
@@ -225,9 +225,7 @@ impl RoomGame for SanguoGame {
                         &computed[..]
                     }
                 };
-                let mut texts = MoveTexts::with_capacity(moves.len());
-                moves.iter().for_each(|m| texts.push(m.name()));
-                texts
+                moves.iter().map(Move::name).collect()
             } else {
                 MoveTexts::new()
             },

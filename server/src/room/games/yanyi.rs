@@ -360,10 +360,7 @@ impl RoomGame for Yanyi {
             // A round: three moves (被将先走 makes rounds uneven; this is only a rough count).
             round: self.game.plies() / 3,
             legal_moves: if legal && !over {
-                let moves = pos.legal_moves();
-                let mut texts = MoveTexts::with_capacity(moves.len());
-                moves.iter().for_each(|m| texts.push_display(m));
-                texts
+                MoveTexts::displayed(pos.legal_moves().iter())
             } else {
                 MoveTexts::new()
             },
@@ -507,7 +504,7 @@ pub fn refusal(reason: &engine::yanyi::Reason) -> Refusal {
 /// The legal moves of a status, recomputed from its position text.
 pub fn relist(status: &Status) -> MoveTexts {
     parse_position(&status.position)
-        .map(|pos| pos.legal_moves().iter().map(|m| m.to_string()).collect())
+        .map(|pos| MoveTexts::displayed(pos.legal_moves().iter()))
         .unwrap_or_default()
 }
 
