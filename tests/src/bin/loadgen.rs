@@ -639,10 +639,7 @@ async fn flood(
     .await?;
     let ws_url = format!("{}/api/games/{}/ws", base.replacen("http", "ws", 1), snap.id);
     while !stop.is_cancelled() {
-        let (ws, _) = tokio_tungstenite::connect_async(ws_url.as_str())
-            .await
-            .context("connect")?;
-        let (mut w, mut r) = ws.split();
+        let (mut w, mut r) = connect(&ws_url).await?.split();
         let hello = ClientMsg::Hello {
             protocol: PROTOCOL_VERSION,
             token: None,
@@ -708,6 +705,24 @@ fn next(rng: &mut u64) -> u64 {
 const POST_TIMEOUT: Duration = Duration::from_secs(30);
 
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// The load generator's sockets, set up as a browser's and the server's
+/// are: Nagle off, and a read buffer of a few KiB. tungstenite zeroes its
+/// whole read buffer before every read (128 KiB by default), which took
+/// over a quarter of the load generator's CPU and so of the core it shares
+/// with Postgres (docs/CAPACITY.md, issue 15's sixth pass); a longer frame
+/// still grows the buffer.
+fn ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(4 * 1024)
+}
+
+/// A WebSocket to `url` from the system's choice of local address.
+async fn connect(url: &str) -> Result<Ws> {
+    let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(ws_config()), true)
+        .await
+        .context("connect")?;
+    Ok(ws)
+}
 type Writer = futures_util::stream::SplitSink<Ws, Message>;
 
 const SIDES: [Side; 3] = [Side::W, Side::B, Side::Y];
@@ -802,9 +817,13 @@ async fn connect_from(ip: std::net::IpAddr, url: &str) -> Result<Ws> {
     socket.bind(std::net::SocketAddr::new(ip, 0))?;
     let tcp = socket.connect(server).await.context("connect")?;
     tcp.set_nodelay(true)?;
-    let (ws, _) = tokio_tungstenite::client_async(url, tokio_tungstenite::MaybeTlsStream::Plain(tcp))
-        .await
-        .context("websocket handshake")?;
+    let (ws, _) = tokio_tungstenite::client_async_with_config(
+        url,
+        tokio_tungstenite::MaybeTlsStream::Plain(tcp),
+        Some(ws_config()),
+    )
+    .await
+    .context("websocket handshake")?;
     Ok(ws)
 }
 
@@ -876,7 +895,7 @@ impl Game<'_> {
         for (i, (hello, url)) in hellos.into_iter().zip(urls).enumerate() {
             let url = url.as_str();
             let ws = match self.local {
-                None => tokio_tungstenite::connect_async(url).await.context("connect")?.0,
+                None => connect(url).await?,
                 Some(ip) => connect_from(ip, url).await?,
             };
             let (mut w, mut r): (Writer, _) = ws.split();
@@ -1168,8 +1187,8 @@ async fn run_idle(opts: Options) -> Result<Report> {
         let (gate, totals, stop, hello) = (gate.clone(), totals.clone(), stop.clone(), hello.clone());
         tasks.push(tokio::spawn(async move {
             let mut permit = gate.acquire_owned().await.ok();
-            let ws = match tokio_tungstenite::connect_async(url.as_str()).await {
-                Ok((ws, _)) => ws,
+            let ws = match connect(&url).await {
+                Ok(ws) => ws,
                 Err(e) => {
                     totals.errors.fetch_add(1, Ordering::Relaxed);
                     eprintln!("loadgen: connection {c}: {e}");

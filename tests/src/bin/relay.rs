@@ -31,7 +31,7 @@ type Groups = Arc<Mutex<HashMap<String, Vec<(u64, mpsc::Sender<Message>)>>>>;
 async fn connection(stream: TcpStream, groups: Groups, id: u64) -> Result<()> {
     let mut path = String::new();
     let config = WebSocketConfig::default()
-        .read_buffer_size(16 * 1024)
+        .read_buffer_size(2 * 1024)
         .write_buffer_size(8 * 1024)
         .max_frame_size(Some(64 * 1024))
         .max_message_size(Some(64 * 1024));
