@@ -1,7 +1,6 @@
 //! Positions, move generation and legality (RULES §3–§5).
 
 use std::fmt;
-use std::sync::LazyLock;
 
 use arrayvec::ArrayVec;
 
@@ -27,32 +26,20 @@ impl Move {
 
     /// The move's text (`W72-W54`, as [`fmt::Display`] writes it), made
     /// without the formatting machinery: a server lists every legal move
-    /// after every move.
+    /// after every move. [`Move::parts`] gives its pieces without a string.
     pub fn text(&self) -> String {
-        self.name().to_owned()
+        self.parts().concat()
     }
 
-    /// The move's text ([`Move::text`]) without a string of its own, from a
-    /// table of every (from, to) pair made once (34 k texts, ~370 KB): a
-    /// server lists ~50 moves after every move.
-    pub fn name(&self) -> &'static str {
-        static TEXTS: LazyLock<(String, Vec<u32>)> = LazyLock::new(|| {
-            let mut all = String::with_capacity(NUM_POINTS * NUM_POINTS * 7);
-            let mut starts = Vec::with_capacity(NUM_POINTS * NUM_POINTS + 1);
-            for from in 0..NUM_POINTS {
-                for to in 0..NUM_POINTS {
-                    starts.push(all.len() as u32);
-                    all.push_str(Point::from_index(from).name());
-                    all.push('-');
-                    all.push_str(Point::from_index(to).name());
-                }
-            }
-            starts.push(all.len() as u32);
-            (all, starts)
-        });
-        let (all, starts) = &*TEXTS;
-        let i = self.from.index() * NUM_POINTS + self.to.index();
-        &all[starts[i] as usize..starts[i + 1] as usize]
+    /// The move's text in three pieces (`W72`, `-`, `W54`), each from the
+    /// points' small table of names: a list of moves is written from them
+    /// without a string per move. (A table of every (from, to) text, ~390 KB,
+    /// took as many instructions but missed the caches: 3.8 % of a busy
+    /// server's CPU against 0.8 % this way; docs/CAPACITY.md, issue 15's
+    /// sixth pass.)
+    #[inline]
+    pub fn parts(&self) -> [&'static str; 3] {
+        [self.from.name(), "-", self.to.name()]
     }
 }
 
@@ -1403,12 +1390,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_move_name_is_its_display_text() {
+    fn every_move_text_is_its_display_text() {
         for from in 0..NUM_POINTS {
             for to in 0..NUM_POINTS {
                 let m = Move::new(Point::from_index(from), Point::from_index(to));
                 let shown = format!("{}-{}", m.from, m.to);
-                assert_eq!(m.name(), shown);
+                assert_eq!(m.parts().concat(), shown);
                 assert_eq!(m.text(), shown);
                 assert_eq!(m.to_string(), shown);
             }

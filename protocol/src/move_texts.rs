@@ -11,6 +11,18 @@ const fn plain(b: u8) -> bool {
     matches!(b, b' '..=b'~') && b != b'"' && b != b'\\'
 }
 
+/// [`plain`] of every byte, looked up: a room checks ~350 bytes of move
+/// texts after every move.
+static PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = plain(b as u8);
+        b += 1;
+    }
+    t
+};
+
 /// Move texts in canonical order (`status.legal_moves`), kept in one string
 /// as the JSON they are sent as: a room lists the side to move's ~50 moves
 /// after every move, and this costs one allocation for the list instead of
@@ -57,10 +69,24 @@ impl MoveTexts {
     /// # Panics
     /// When `text` is not a move text ([`MoveTexts::is_move_text`]).
     pub fn push(&mut self, text: &str) {
-        assert!(MoveTexts::is_move_text(text), "not a move text: {text:?}");
-        self.joined.reserve(text.len() + 3);
+        self.push_concat([text]);
+    }
+
+    /// Adds the text made of `parts`, one after the other (`["W51", "-",
+    /// "W41"]`), without a string of its own.
+    ///
+    /// # Panics
+    /// When the text is not a move text ([`MoveTexts::is_move_text`]).
+    #[inline]
+    pub fn push_concat<const N: usize>(&mut self, parts: [&str; N]) {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let plain = parts.iter().all(|p| p.bytes().all(|b| PLAIN[usize::from(b)]));
+        assert!(len > 0 && plain, "not a move text: {:?}", parts.concat());
+        self.joined.reserve(len + 3);
         self.joined.push('"');
-        self.joined.push_str(text);
+        for part in parts {
+            self.joined.push_str(part);
+        }
         self.joined.push_str("\",");
         self.len += 1;
     }
@@ -368,5 +394,30 @@ mod tests {
         assert_eq!(json.len(), MoveTexts::new().json_len());
         let caught = std::panic::catch_unwind(|| MoveTexts::displayed(["a1", "b\"b"]));
         assert!(caught.is_err(), "a written text is checked too");
+    }
+
+    #[test]
+    fn a_text_pushed_in_parts_is_the_text_pushed_whole() {
+        let mut parts = MoveTexts::new();
+        parts.push_concat(["W72", "-", "W54"]);
+        parts.push_concat(["", "O", ""]);
+        assert_eq!(parts, ["W72-W54", "O"]);
+        let mut whole = MoveTexts::new();
+        whole.extend(["W72-W54", "O"]);
+        assert_eq!(parts, whole);
+        let bad: [fn(&mut MoveTexts); 4] = [
+            |t| t.push_concat(["", ""]),
+            |t| t.push_concat([]),
+            |t| t.push_concat(["a", "\"", "b"]),
+            |t| t.push_concat(["W72", "é"]),
+        ];
+        for (i, push) in bad.into_iter().enumerate() {
+            let caught = std::panic::catch_unwind(|| push(&mut MoveTexts::new()));
+            assert!(caught.is_err(), "bad text {i} was listed");
+        }
+        // Every byte is judged alike by the table and the rule.
+        for b in 0..=255u8 {
+            assert_eq!(PLAIN[usize::from(b)], plain(b), "byte {b}");
+        }
     }
 }

@@ -70,8 +70,17 @@ fn action_of(cmd: &Command) -> Result<Action, ErrorBody> {
 /// and round-tripping, RULES §7: they are the ones the status had).
 pub fn relist(status: &Status) -> MoveTexts {
     parse_position(&status.position)
-        .map(|pos| pos.legal_moves().iter().map(Move::name).collect())
+        .map(|pos| texts(&pos.legal_moves()))
         .unwrap_or_default()
+}
+
+/// The texts of `moves`, written from the points' names ([`Move::parts`]).
+fn texts(moves: &[Move]) -> MoveTexts {
+    let mut texts = MoveTexts::with_capacity(moves.len());
+    for m in moves {
+        texts.push_concat(m.parts());
+    }
+    texts
 }
 
 /// Why `mv` is refused in a 三国象棋 status (`None`: it is legal).
@@ -225,7 +234,7 @@ impl RoomGame for SanguoGame {
                         &computed[..]
                     }
                 };
-                moves.iter().map(Move::name).collect()
+                texts(moves)
             } else {
                 MoveTexts::new()
             },
