@@ -23,6 +23,11 @@ static PLAIN: [bool; 256] = {
     t
 };
 
+/// Whether every byte of `text` is [`plain`].
+fn all_plain(text: &str) -> bool {
+    text.bytes().all(|b| PLAIN[usize::from(b)])
+}
+
 /// Move texts in canonical order (`status.legal_moves`), kept in one string
 /// as the JSON they are sent as: a room lists the side to move's ~50 moves
 /// after every move, and this costs one allocation for the list instead of
@@ -61,7 +66,7 @@ impl MoveTexts {
     /// Whether `text` may be listed: not empty, printable ASCII without `"`
     /// or `\\`.
     pub fn is_move_text(text: &str) -> bool {
-        !text.is_empty() && text.bytes().all(plain)
+        !text.is_empty() && all_plain(text)
     }
 
     /// Adds `text` at the end.
@@ -80,7 +85,7 @@ impl MoveTexts {
     #[inline]
     pub fn push_concat<const N: usize>(&mut self, parts: [&str; N]) {
         let len: usize = parts.iter().map(|p| p.len()).sum();
-        let plain = parts.iter().all(|p| p.bytes().all(|b| PLAIN[usize::from(b)]));
+        let plain = parts.iter().all(|p| all_plain(p));
         assert!(len > 0 && plain, "not a move text: {:?}", parts.concat());
         self.joined.reserve(len + 3);
         self.joined.push('"');

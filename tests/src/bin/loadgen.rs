@@ -706,6 +706,8 @@ const POST_TIMEOUT: Duration = Duration::from_secs(30);
 
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
+type Writer = futures_util::stream::SplitSink<Ws, Message>;
+
 /// The load generator's sockets, set up as a browser's and the server's
 /// are: Nagle off, and a read buffer of a few KiB. tungstenite zeroes its
 /// whole read buffer before every read (128 KiB by default), which took
@@ -723,7 +725,6 @@ async fn connect(url: &str) -> Result<Ws> {
         .context("connect")?;
     Ok(ws)
 }
-type Writer = futures_util::stream::SplitSink<Ws, Message>;
 
 const SIDES: [Side; 3] = [Side::W, Side::B, Side::Y];
 
