@@ -76,6 +76,9 @@ pub struct Config {
     pub commit_window: Duration,
     /// Bot searches run at once (each on a blocking thread); more wait.
     pub bot_threads: usize,
+    /// The share of one core, percent, that the searches of games of bots
+    /// alone take together ([`room::bots::Pacer`]; 1–100).
+    pub bots_alone_percent: u32,
     /// How long a session token is valid after it was issued; older ones
     /// are refused with `unauthorized` ("the session has expired").
     pub session_ttl: Duration,
@@ -143,6 +146,7 @@ impl Default for Config {
             commits_in_flight: store::COMMITS_IN_FLIGHT,
             commit_window: store::COMMIT_WINDOW,
             bot_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            bots_alone_percent: room::bots::BOTS_ALONE_PERCENT,
             session_ttl: Duration::from_secs(30 * 24 * 3600),
             flood_cooldown: Duration::from_secs(5),
             trusted_proxy_header: None,
@@ -245,7 +249,7 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
         shutdown: shutdown.clone(),
         log_keep: config.event_log,
         chat_lines: config.chat_lines,
-        bots: room::bots::BotPool::new(config.bot_threads),
+        bots: room::bots::BotPool::paced(config.bot_threads, config.bots_alone_percent, metrics.clone()),
         cluster: node.clone(),
     });
     let penalties = Arc::new(penalty::PenaltyBox::new(config.flood_cooldown));

@@ -117,6 +117,12 @@ struct ServeArgs {
     /// Bot searches run at once, on blocking threads (default: the number of cores).
     #[arg(long, env = "SANGUO_BOT_THREADS")]
     bot_threads: Option<usize>,
+    /// The share of one core, percent, that the searches of games of bots
+    /// alone (no person seated) may take together, server-wide, while people
+    /// play; beyond it they rest (games with a person are never paced).
+    #[arg(long, env = "SANGUO_BOTS_ALONE_PERCENT", default_value_t = server::room::bots::BOTS_ALONE_PERCENT,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    bots_alone_percent: u32,
     /// How long a session token stays valid after it was issued, seconds.
     #[arg(long, env = "SANGUO_SESSION_TTL_SECS", default_value_t = 30 * 24 * 3600)]
     session_ttl_secs: u64,
@@ -232,6 +238,7 @@ fn serve(args: ServeArgs) -> Result<()> {
             .bot_threads
             .unwrap_or_else(|| server::Config::default().bot_threads)
             .max(1),
+        bots_alone_percent: args.bots_alone_percent,
         session_ttl: std::time::Duration::from_secs(args.session_ttl_secs),
         flood_cooldown: std::time::Duration::from_secs(args.flood_cooldown_secs),
         trusted_proxy_header: args.trusted_proxy_header.filter(|h| !h.trim().is_empty()),

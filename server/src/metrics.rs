@@ -70,6 +70,8 @@ pub struct Inner {
     pub password_verifications: AtomicU64,
     /// Connections dropped because their outbound queue was full.
     pub slow_drops: AtomicU64,
+    /// Time the searches of games of bots alone rested for their pacing, µs.
+    pub bot_rest_us: AtomicU64,
     /// From a move reaching its room to its broadcast (store commit included).
     pub move_latency: Histogram,
     /// Store transaction commit time.
@@ -148,6 +150,12 @@ impl Metrics {
             "sanguo_slow_client_drops_total",
             "Connections dropped for a full outbound queue.",
             self.slow_drops.load(Ordering::Relaxed),
+        );
+        let _ = writeln!(
+            out,
+            "# HELP sanguo_bot_rest_seconds_total Time the searches of games of bots alone rested to keep to their share of a core.\n\
+             # TYPE sanguo_bot_rest_seconds_total counter\nsanguo_bot_rest_seconds_total {}",
+            self.bot_rest_us.load(Ordering::Relaxed) as f64 / 1e6
         );
         self.move_latency.write(
             &mut out,

@@ -27,8 +27,9 @@
 //! 三国象棋: phase 2), on its own turn, and once every [`OFFER_EVERY_PLIES`]
 //! plies (it costs a search).
 
+use std::cell::Cell;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use engine::clock::ClockView;
@@ -127,9 +128,9 @@ impl Job {
 
 /// Runs a job's search (on a blocking thread): the action the bot takes, or
 /// `None` if the search found none or chose what a seat cannot do. Stops at
-/// `deadline` or as soon as `cancel` is set (the room dropped the job).
-pub fn think(search: BotSearch, job: &Job, deadline: Instant, cancel: &AtomicBool) -> Option<Act> {
-    match (search(deadline, cancel)?, job.task) {
+/// the halt's deadline or as soon as it is cancelled (the room dropped the job).
+pub fn think(search: BotSearch, job: &Job, halt: &Halt) -> Option<Act> {
+    match (search(halt)?, job.task) {
         (Command::Play(mv), Task::Move { ply }) => Some(Act::Move { ply, mv }),
         (Command::Resign, _) => Some(Act::Resign),
         (Command::OfferDraw, Task::Move { .. }) => Some(Act::OfferDraw),
@@ -140,27 +141,211 @@ pub fn think(search: BotSearch, job: &Job, deadline: Instant, cancel: &AtomicBoo
     }
 }
 
-/// The searches the server runs at once: places on the blocking threads,
-/// handed out by [`Gate`] — a search for a game with a person in it before
-/// any search of a game of bots alone, so that games of bots (which play at
-/// full speed) never keep a person waiting for a bot's reply.
-#[derive(Clone, Debug)]
-pub struct BotPool {
-    gate: Arc<Gate>,
+/// What a search asks every 1024 nodes whether it must stop: the room
+/// dropped the job (`cancel`), or its deadline passed. A search of a game of
+/// bots alone is also *paced*: before answering, it rests for as long as the
+/// server's [`Pacer`] says its share of the core is spent.
+#[derive(Debug)]
+pub struct Halt<'a> {
+    deadline: Instant,
+    cancel: &'a AtomicBool,
+    pace: Option<&'a Pacer>,
+    /// When the search last asked (or started): what ran since is charged.
+    since: Cell<Instant>,
 }
 
-impl BotPool {
-    /// A pool of `threads` searches at a time (at least 1).
-    pub fn new(threads: usize) -> BotPool {
-        BotPool {
-            gate: Arc::new(Gate::new(threads.max(1))),
+/// The longest a paced search rests without looking at its cancel flag.
+const REST_SLICE: Duration = Duration::from_millis(5);
+
+impl<'a> Halt<'a> {
+    /// A search that stops at `deadline` or once `cancel` is set, paced by
+    /// `pace` if given (from now on).
+    pub fn new(deadline: Instant, cancel: &'a AtomicBool, pace: Option<&'a Pacer>) -> Halt<'a> {
+        Halt {
+            deadline,
+            cancel,
+            pace,
+            since: Cell::new(Instant::now()),
         }
     }
 
+    /// The search's deadline.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Whether the search stops now: cancelled, or its deadline passed.
+    pub fn stops(&self) -> bool {
+        self.stops_by(self.deadline)
+    }
+
+    /// Whether a part of the search that must end by `until` (never later
+    /// than the deadline) stops now. A paced search first rests, in slices
+    /// of [`REST_SLICE`], as long as its pacer says, but never past `until`
+    /// nor once cancelled.
+    pub fn stops_by(&self, until: Instant) -> bool {
+        let until = until.min(self.deadline);
+        if let Some(pacer) = self.pace {
+            let now = Instant::now();
+            let rest = pacer.charge(now, now.saturating_duration_since(self.since.get()));
+            let wake = (now + rest).min(until);
+            let mut t = now;
+            while t < wake && !self.cancelled() {
+                std::thread::sleep((wake - t).min(REST_SLICE));
+                t = Instant::now();
+            }
+            pacer.rested(t.saturating_duration_since(now));
+            self.since.set(t);
+        }
+        self.cancelled() || Instant::now() >= until
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// The share of one core that the searches of games of bots alone may take
+/// together, server-wide, while people play: a budget of running time that
+/// fills at `share` seconds per second, up to [`PACE_BURST`]; a search that
+/// spent more rests until the budget is back. When no person has moved
+/// anywhere for [`PEOPLE_QUIET`] they run unpaced. Searches of games with a
+/// person are never paced.
+///
+/// Why: a game of bots alone plays at full speed for as long as it lasts, so
+/// a few of them (anyone may start some) keep a core busy for good, at the
+/// lowest priority (crate::priority) but busy: on this project's test hosts
+/// any work that keeps the server's core busy costs people's moves some of
+/// their p99 latency (docs/CAPACITY.md, issue 18), and what games of bots
+/// alone take is what no one else on the machine gets. Paced, the whole
+/// games-of-bots attack costs the server's core ~12 % instead of ~80 %.
+#[derive(Debug)]
+pub struct Pacer {
+    share: f64,
+    bucket: std::sync::Mutex<Bucket>,
+    /// Where the time the paced searches rested is counted.
+    metrics: crate::metrics::Metrics,
+    /// When the pacer was made: `person_ms` counts from there.
+    epoch: Instant,
+    /// When a person last moved, ms after `epoch` (0: never).
+    person_ms: std::sync::atomic::AtomicU64,
+}
+
+#[derive(Debug)]
+struct Bucket {
+    /// Running time the paced searches may take now, seconds (negative: owed).
+    balance: f64,
+    /// When the balance was last brought up to date.
+    at: Instant,
+}
+
+/// The running time a paced search may take at once ahead of its share.
+pub const PACE_BURST: Duration = Duration::from_millis(5);
+/// How long after a person's last move (anywhere on the server) the
+/// searches of games of bots alone stay paced.
+pub const PEOPLE_QUIET: Duration = Duration::from_secs(2);
+
+impl Pacer {
+    /// Searches of bots alone limited to `percent` of one core (1–100;
+    /// 100 is still a limit: one core's worth, however many threads), their
+    /// rests counted in `metrics`.
+    pub fn new(percent: u32, metrics: crate::metrics::Metrics) -> Pacer {
+        let now = Instant::now();
+        Pacer {
+            share: f64::from(percent.clamp(1, 100)) / 100.0,
+            bucket: std::sync::Mutex::new(Bucket {
+                balance: PACE_BURST.as_secs_f64(),
+                at: now,
+            }),
+            metrics,
+            epoch: now,
+            person_ms: Default::default(),
+        }
+    }
+
+    /// A person's move was received at `at` (the room calls this for every
+    /// move a person makes: one relaxed store).
+    pub fn person_moved(&self, at: Instant) {
+        let ms = at.saturating_duration_since(self.epoch).as_millis() as u64;
+        self.person_ms.store(ms.max(1), Ordering::Relaxed);
+    }
+
+    /// Whether a person has moved within [`PEOPLE_QUIET`] of `now`.
+    fn people_playing(&self, now: Instant) -> bool {
+        match self.person_ms.load(Ordering::Relaxed) {
+            0 => false,
+            ms => now.saturating_duration_since(self.epoch + Duration::from_millis(ms)) < PEOPLE_QUIET,
+        }
+    }
+
+    /// Charges `ran` (a search's running time since it last asked) at `now`,
+    /// and returns how long that search must rest before it runs on (never,
+    /// while no person plays: then the budget stays full).
+    pub fn charge(&self, now: Instant, ran: Duration) -> Duration {
+        let mut b = self.bucket.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.people_playing(now) {
+            b.balance = PACE_BURST.as_secs_f64();
+            b.at = b.at.max(now);
+            return Duration::ZERO;
+        }
+        let refill = now.saturating_duration_since(b.at).as_secs_f64() * self.share;
+        b.balance = (b.balance + refill).min(PACE_BURST.as_secs_f64()) - ran.as_secs_f64();
+        b.at = b.at.max(now);
+        if b.balance >= 0.0 {
+            Duration::ZERO
+        } else {
+            Duration::from_secs_f64(-b.balance / self.share)
+        }
+    }
+
+    fn rested(&self, d: Duration) {
+        self.metrics
+            .bot_rest_us
+            .fetch_add(d.as_micros() as u64, Ordering::Relaxed);
+    }
+}
+
+/// The searches the server runs at once: places on the blocking threads,
+/// handed out by [`Gate`] — a search for a game with a person in it before
+/// any search of a game of bots alone, so that games of bots (which play at
+/// full speed) never keep a person waiting for a bot's reply — and the
+/// [`Pacer`] of the searches of games of bots alone.
+#[derive(Clone, Debug)]
+pub struct BotPool {
+    gate: Arc<Gate>,
+    pacer: Arc<Pacer>,
+}
+
+/// The share of one core the searches of games of bots alone take by
+/// default while people play, percent ([`Pacer`]).
+pub const BOTS_ALONE_PERCENT: u32 = 5;
+
+impl BotPool {
+    /// A pool of `threads` searches at a time (at least 1), the searches of
+    /// games of bots alone paced to [`BOTS_ALONE_PERCENT`] of a core.
+    pub fn new(threads: usize) -> BotPool {
+        BotPool::paced(threads, BOTS_ALONE_PERCENT, crate::metrics::Metrics::default())
+    }
+
+    /// A pool of `threads` searches at a time (at least 1), the searches of
+    /// games of bots alone paced to `percent` of a core (1–100), their rests
+    /// counted in `metrics`.
+    pub fn paced(threads: usize, percent: u32, metrics: crate::metrics::Metrics) -> BotPool {
+        BotPool {
+            gate: Arc::new(Gate::new(threads.max(1))),
+            pacer: Arc::new(Pacer::new(percent, metrics)),
+        }
+    }
+
+    /// The pacer of the searches of games of bots alone.
+    pub fn pacer(&self) -> &Pacer {
+        &self.pacer
+    }
+
     /// Runs a job's search on a thread of its own once a place is free
-    /// (games with a person first: `human`); `None` if the thread failed or
-    /// the search found no action. Dropping the returned future's task
-    /// cancels the search through `cancel`.
+    /// (games with a person first: `human`; a game of bots alone is paced);
+    /// `None` if the thread failed or the search found no action. Dropping
+    /// the returned future's task cancels the search through `cancel`.
     ///
     /// The thread runs at the lowest priority, so that on a busy core
     /// people's moves (the runtime's workers) go first; it is not one of
@@ -170,10 +355,12 @@ impl BotPool {
         let place = self.gate.enter(human).await;
         let deadline = Instant::now() + Duration::from_millis(job.think_ms);
         let (tx, rx) = tokio::sync::oneshot::channel();
+        let pacer = (!human).then(|| Arc::clone(&self.pacer));
         let spawned = std::thread::Builder::new().name("bot-search".into()).spawn(move || {
             let _place = place;
             crate::priority::lower_this_thread();
-            let _ = tx.send(think(search, &job, deadline, &cancel));
+            let halt = Halt::new(deadline, &cancel, pacer.as_deref());
+            let _ = tx.send(think(search, &job, &halt));
         });
         if let Err(e) = spawned {
             tracing::error!(error = %e, "could not start a bot search thread");
@@ -454,7 +641,8 @@ mod tests {
         let past = Instant::now();
         for cancel in [false, true] {
             let search = game.bot_search(job.side, job.level, job.ask(true), 1);
-            match think(search, &job, past, &AtomicBool::new(cancel)) {
+            let flag = AtomicBool::new(cancel);
+            match think(search, &job, &Halt::new(past, &flag, None)) {
                 Some(Act::Move { ply: 0, mv }) => assert!(legal.contains(&mv), "{mv}"),
                 other => panic!("{other:?}"),
             }
@@ -466,9 +654,117 @@ mod tests {
         };
         let search = game.bot_search(answer.side, answer.level, answer.ask(false), 1);
         assert_eq!(
-            think(search, &answer, past, &AtomicBool::new(false)),
+            think(search, &answer, &Halt::new(past, &AtomicBool::new(false), None)),
             Some(Act::AnswerDraw(false))
         );
+    }
+
+    fn ms(n: f64) -> Duration {
+        Duration::from_secs_f64(n / 1000.0)
+    }
+
+    fn near(a: Duration, b: Duration) -> bool {
+        a.abs_diff(b) < Duration::from_micros(1)
+    }
+
+    /// The pacer's arithmetic on a clock of its own: a burst, then rests
+    /// that make up for what ran beyond the share, never more saved up than
+    /// the burst.
+    #[test]
+    fn a_pacer_rests_what_ran_beyond_its_share() {
+        let p = Pacer::new(25, crate::metrics::Metrics::default());
+        let t = Instant::now();
+        p.person_moved(t);
+        assert_eq!(p.charge(t, PACE_BURST), Duration::ZERO, "the burst is free");
+        assert!(
+            near(p.charge(t, ms(4.0)), ms(16.0)),
+            "4 ms beyond the share at 25 %: 16 ms of rest"
+        );
+        assert_eq!(
+            p.charge(t + ms(16.0), Duration::ZERO),
+            Duration::ZERO,
+            "rested: even again"
+        );
+        // An hour without a rest saves up one burst, no more.
+        let later = t + Duration::from_secs(3600);
+        p.person_moved(later);
+        assert!(near(p.charge(later, PACE_BURST + ms(1.0)), ms(4.0)));
+        // A clock that reads earlier than the last charge (another thread's) refills nothing.
+        assert!(near(p.charge(t + ms(3_599_000.0), Duration::ZERO), ms(4.0)));
+        // No person has moved for PEOPLE_QUIET: no rest, however much ran, and a full budget after.
+        let quiet = later + PEOPLE_QUIET;
+        assert_eq!(p.charge(quiet, Duration::from_secs(60)), Duration::ZERO);
+        p.person_moved(quiet);
+        assert!(near(p.charge(quiet, PACE_BURST + ms(1.0)), ms(4.0)));
+        // Never a person: never paced.
+        let never = Pacer::new(1, crate::metrics::Metrics::default());
+        assert_eq!(never.charge(Instant::now(), Duration::from_secs(60)), Duration::ZERO);
+    }
+
+    /// Two searches that each run 1 ms between their checks and rest as
+    /// told, on a simulated clock for 10 s: together they run the share, give
+    /// or take the burst — however many they are.
+    #[test]
+    fn searches_sharing_a_pacer_keep_to_its_share_together() {
+        for percent in [10, 25, 50, 100] {
+            let p = Pacer::new(percent, crate::metrics::Metrics::default());
+            let start = Instant::now();
+            let end = start + Duration::from_secs(10);
+
+            // Each search: the time it runs next.
+            let mut next = [start, start];
+            let mut ran = Duration::ZERO;
+            loop {
+                let i = if next[0] <= next[1] { 0 } else { 1 };
+                let at = next[i] + ms(1.0);
+                if at > end {
+                    break;
+                }
+                ran += ms(1.0);
+                // People play throughout.
+                p.person_moved(at);
+                next[i] = at + p.charge(at, ms(1.0));
+            }
+            let share = ran.as_secs_f64() / 10.0;
+            let want = f64::from(percent) / 100.0;
+            assert!(
+                share <= want + 0.002 && share >= want - 0.01,
+                "{percent} %: ran {share:.4} of the time"
+            );
+        }
+    }
+
+    /// A paced search rests when its share is spent, but stops at its
+    /// deadline all the same, and at once when cancelled; a search of a game
+    /// with a person never rests.
+    #[test]
+    fn a_paced_search_never_rests_past_its_deadline_nor_once_cancelled() {
+        let metrics = crate::metrics::Metrics::default();
+        let p = Pacer::new(1, metrics.clone());
+        // People play; a hundred seconds of rest owed.
+        p.person_moved(Instant::now());
+        p.charge(Instant::now(), Duration::from_secs(1));
+        let flag = AtomicBool::new(false);
+        let deadline = Instant::now() + ms(50.0);
+        let halt = Halt::new(deadline, &flag, Some(&p));
+        assert!(halt.stops(), "rested until the deadline, then stops");
+        assert!(Instant::now() >= deadline);
+        assert!(
+            metrics.bot_rest_us.load(Ordering::Relaxed) >= 40_000,
+            "the rest is counted"
+        );
+
+        let far = Instant::now() + Duration::from_secs(3600);
+        let cancelled = AtomicBool::new(true);
+        let t = Instant::now();
+        assert!(Halt::new(far, &cancelled, Some(&p)).stops(), "cancelled: stops");
+        assert!(t.elapsed() < Duration::from_secs(60), "without resting the debt");
+
+        let person = Halt::new(far, &flag, None);
+        let t = Instant::now();
+        assert!(!person.stops() && !person.stops_by(far));
+        assert!(t.elapsed() < Duration::from_secs(60), "a game with a person: no rest");
+        assert!(person.stops_by(Instant::now()), "a part that must end now stops");
     }
 
     #[test]
@@ -481,12 +777,13 @@ mod tests {
             think_ms: 0,
         };
         let never = AtomicBool::new(false);
-        let play: BotSearch = Box::new(|_, _| Some(Command::Play("W72-W54".into())));
-        assert_eq!(think(play, &job, Instant::now(), &never), None);
-        let timeout: BotSearch = Box::new(|_, _| Some(Command::Timeout));
-        assert_eq!(think(timeout, &job, Instant::now(), &never), None);
-        let none: BotSearch = Box::new(|_, _| None);
-        assert_eq!(think(none, &job, Instant::now(), &never), None);
+        let halt = Halt::new(Instant::now(), &never, None);
+        let play: BotSearch = Box::new(|_| Some(Command::Play("W72-W54".into())));
+        assert_eq!(think(play, &job, &halt), None);
+        let timeout: BotSearch = Box::new(|_| Some(Command::Timeout));
+        assert_eq!(think(timeout, &job, &halt), None);
+        let none: BotSearch = Box::new(|_| None);
+        assert_eq!(think(none, &job, &halt), None);
     }
 
     #[test]

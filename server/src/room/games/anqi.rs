@@ -20,9 +20,6 @@
 //! with their plain deal (§10.3). The commitment's `game_id` is the room's id
 //! exactly as clients see it (12 base-32 characters; docs/RULES-NOTES.md).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
-
 use engine::anqi::deal::{self, Layout};
 use engine::anqi::{
     self as anqi_engine, AnqiGame, AnqiPosition, DeadlockScoring, EndReason, GameError, Input, Mode, Move, Options,
@@ -35,6 +32,7 @@ use protocol::{
 };
 
 use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err, parse_seed};
+use crate::room::bots::Halt;
 
 /// The layout and salt: the game's secret until it ends. Its `Debug` prints
 /// nothing of them.
@@ -783,10 +781,10 @@ impl RoomGame for AnqiRoomGame {
             settings: *self.game.settings(),
         };
         let s = seat(side);
-        Box::new(move |deadline: Instant, cancel: &AtomicBool| match ask {
+        Box::new(move |halt: &Halt| match ask {
             BotAsk::AnswerOffer => Some(Command::AnswerDraw(bot::anqi::answer_proposal(&viewer, &ctx, s))),
             BotAsk::Move { .. } => {
-                let mut stop = |_nodes: u64| cancel.load(Ordering::Relaxed) || Instant::now() >= deadline;
+                let mut stop = |_nodes: u64| halt.stops();
                 bot::anqi::choose_action(&viewer, &ctx, level, seed, &mut stop).map(|m| Command::Play(m.to_string()))
             }
         })
@@ -866,6 +864,9 @@ impl RoomGame for AnqiRoomGame {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicBool;
+    use std::time::Instant;
+
     use super::*;
     use engine::anqi::SAMPLE_LAYOUT;
 
@@ -1511,7 +1512,8 @@ mod tests {
         for level in [bot::Level::One, bot::Level::Two] {
             let search = g.bot_search(Side::W, level, BotAsk::Move { may_offer: false }, 7);
             let cancel = AtomicBool::new(false);
-            let Some(Command::Play(mv)) = search(Instant::now() + std::time::Duration::from_secs(5), &cancel) else {
+            let halt = Halt::new(Instant::now() + std::time::Duration::from_secs(5), &cancel, None);
+            let Some(Command::Play(mv)) = search(&halt) else {
                 panic!("the bot found no action")
             };
             assert!(g.status(true).legal_moves.contains(&mv), "{mv}");
@@ -1519,7 +1521,7 @@ mod tests {
         play(&mut g, Side::W, "+a1");
         let search = g.bot_search(Side::B, bot::Level::One, BotAsk::AnswerOffer, 1);
         assert!(matches!(
-            search(Instant::now(), &AtomicBool::new(false)),
+            search(&Halt::new(Instant::now(), &AtomicBool::new(false), None)),
             Some(Command::AnswerDraw(_))
         ));
     }

@@ -16,9 +16,6 @@
 //! The secret itself leaves only through [`RoomGame::take_secret`], to the
 //! store's `game_secrets` table, which only the room's restore path reads.
 
-use std::sync::atomic::AtomicBool;
-use std::time::Instant;
-
 use protocol::{Departure, ErrorBody, ErrorCode, GameResult, GameSettings, MoveTexts, Side, Status, Variant};
 
 pub mod anqi;
@@ -115,9 +112,10 @@ pub enum BotAsk {
 }
 
 /// A bot's search, owning only what that bot may see, to run on a blocking
-/// thread: it stops at the deadline or as soon as the flag is set, and
-/// returns the command the bot chooses (`None`: it found none).
-pub type BotSearch = Box<dyn FnOnce(Instant, &AtomicBool) -> Option<Command> + Send>;
+/// thread: it asks its [`Halt`](super::bots::Halt) whether to stop (every
+/// 1024 nodes: the deadline, the room's cancel flag, the pacing of games of
+/// bots alone), and returns the command the bot chooses (`None`: it found none).
+pub type BotSearch = Box<dyn FnOnce(&super::bots::Halt) -> Option<Command> + Send>;
 
 /// A game of one variant, as a room plays it. Seats are [`Side`]s on the
 /// wire in every variant (`W`, `B`, `Y` = seat 1, 2, 3).

@@ -3,7 +3,6 @@
 //! commands, its effects the [`Happened`] list, its §6 counters and limits
 //! the status's `counters` and the snapshot's `limits`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use engine::game::{Action, Event, GameError};
@@ -13,6 +12,7 @@ use protocol::{
 };
 
 use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err};
+use crate::room::bots::Halt;
 
 /// A 三国象棋 game in a room.
 #[derive(Clone, Debug)]
@@ -308,8 +308,8 @@ impl RoomGame for SanguoGame {
     fn bot_search(&self, side: Side, level: bot::Level, ask: BotAsk, seed: u64) -> BotSearch {
         let game = self.game.clone();
         let side: engine::Side = side.into();
-        Box::new(move |deadline: Instant, cancel: &AtomicBool| {
-            let mut stop = |_nodes: u64| cancel.load(Ordering::Relaxed) || Instant::now() >= deadline;
+        Box::new(move |halt: &Halt| {
+            let mut stop = |_nodes: u64| halt.stops();
             match ask {
                 BotAsk::AnswerOffer => Some(Command::AnswerDraw(bot::answer_draw_with(
                     &game, side, level, &mut stop,
@@ -317,8 +317,8 @@ impl RoomGame for SanguoGame {
                 BotAsk::Move { may_offer } => {
                     if may_offer {
                         let now = Instant::now();
-                        let until = now + deadline.saturating_duration_since(now) / 3;
-                        let mut stop_offer = |_nodes: u64| cancel.load(Ordering::Relaxed) || Instant::now() >= until;
+                        let until = now + halt.deadline().saturating_duration_since(now) / 3;
+                        let mut stop_offer = |_nodes: u64| halt.stops_by(until);
                         if bot::offer_draw_with(&game, side, level, &mut stop_offer) {
                             return Some(Command::OfferDraw);
                         }

@@ -16,9 +16,6 @@
 //!   whole game is public), so the record's rules (perpetual check,
 //!   repetition) are weighed too.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
-
 use engine::yanyi::game::{NO_PROGRESS_PLIES, PERPETUAL_CHECKS};
 use engine::yanyi::{
     Action, Colour, DrawReason as YDraw, Effect, EliminationReason as YReason, Ending as YEnding, Event, GameError,
@@ -31,6 +28,7 @@ use protocol::{
 };
 
 use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err, parse_command};
+use crate::room::bots::Halt;
 
 const POINTS: usize = engine::yanyi::board::NUM_POINTS;
 
@@ -412,11 +410,11 @@ impl RoomGame for Yanyi {
         // The whole game is public: the bot's search owns a clone of it.
         let game = self.game.clone();
         let me = wire::player(side);
-        Box::new(move |deadline: Instant, cancel: &AtomicBool| {
+        Box::new(move |halt: &Halt| {
             if ask == BotAsk::AnswerOffer {
                 return Some(Command::AnswerDraw(accepts_draw(&game, me)));
             }
-            let mut stop = |_nodes: u64| cancel.load(Ordering::Relaxed) || Instant::now() >= deadline;
+            let mut stop = |_nodes: u64| halt.stops();
             Some(match bot::yanyi::choose_game_move(&game, level, seed, &mut stop) {
                 Some(m) => Command::Play(m.to_string()),
                 // No legal move at a live turn cannot happen (a player
@@ -531,6 +529,9 @@ pub fn restore(initial: &str, events: &[(Side, String, u64)]) -> Result<Yanyi, S
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicBool;
+    use std::time::Instant;
+
     use super::*;
 
     const HAN: &str = "YR@d7,YK@a9,YC@c9,YR@d9,YR@d11";
@@ -805,12 +806,16 @@ mod tests {
         let g = Yanyi::new();
         let search = g.bot_search(Side::W, bot::Level::Two, BotAsk::Move { may_offer: false }, 7);
         let far = Instant::now() + std::time::Duration::from_secs(20);
-        let Some(Command::Play(mv)) = search(far, &AtomicBool::new(false)) else {
+        let Some(Command::Play(mv)) = search(&Halt::new(far, &AtomicBool::new(false), None)) else {
             panic!("no move")
         };
         assert!(g.status(true).legal_moves.contains(&mv), "{mv}");
         // while three play a bot declines every draw offer
-        let answer = g.bot_search(Side::B, bot::Level::One, BotAsk::AnswerOffer, 7)(far, &AtomicBool::new(false));
+        let answer = g.bot_search(Side::B, bot::Level::One, BotAsk::AnswerOffer, 7)(&Halt::new(
+            far,
+            &AtomicBool::new(false),
+            None,
+        ));
         assert!(matches!(answer, Some(Command::AnswerDraw(false))));
     }
 
