@@ -4,7 +4,7 @@
 use engine::Game;
 use protocol::{
     ClientMsg, CreateGame, EliminationReason, Ending, ErrorCode, GameEvent, GameSummary, Outcome, Phase, ServerMsg,
-    Side, TimeControl,
+    Side, Snapshot, TimeControl,
 };
 use sanguo_tests::harness::{Api, Client, TestDb, TestServer, persons_move};
 
@@ -16,6 +16,23 @@ async fn pg_server() -> (TestDb, TestServer) {
 
 fn bots(seats: &[(Side, u8)]) -> Option<std::collections::BTreeMap<Side, u8>> {
     Some(seats.iter().copied().collect())
+}
+
+/// A game of `me` and the bots at `seats` (level each), created and joined by
+/// `me` (in the seat left free), and `me`'s socket on it.
+async fn person_and_bots(server: &TestServer, api: &Api, token: &str, seats: &[(Side, u8)]) -> (Snapshot, Client) {
+    let created = api
+        .create_game(
+            token,
+            &CreateGame {
+                bots: bots(seats),
+                ..CreateGame::default()
+            },
+        )
+        .await;
+    api.join(token, &created.id, None).await.unwrap();
+    let c = Client::connect(server.addr, &created.id, Some(token), None).await;
+    (created, c)
 }
 
 /// `side` (a person on `c`) plays `n` moves, each as soon as its turn comes;
@@ -285,17 +302,7 @@ async fn bots_decline_a_draw_offer_in_phase_three_and_play_on() {
     // rounds, all three in) is then set up again on a new game.
     let mut table = None;
     for _ in 0..5 {
-        let created = api
-            .create_game(
-                &me.token,
-                &CreateGame {
-                    bots: bots(&[(Side::B, 1), (Side::Y, 2)]),
-                    ..CreateGame::default()
-                },
-            )
-            .await;
-        api.join(&me.token, &created.id, None).await.unwrap();
-        let mut w = Client::connect(server.addr, &created.id, Some(&me.token), None).await;
+        let (created, mut w) = person_and_bots(&server, &api, &me.token, &[(Side::B, 1), (Side::Y, 2)]).await;
         if person_plays(&mut w, Side::W, 15).await
             && w.until_turn(Side::W).await
             && w.status.as_ref().is_some_and(|st| st.live.len() == 3)
@@ -330,17 +337,7 @@ async fn a_bot_seat_survives_a_server_crash() {
     let server = TestServer::start(TestServer::config(Some(db.url.clone())));
     let api = Api::new(server.base());
     let me = api.guest().await;
-    let created = api
-        .create_game(
-            &me.token,
-            &CreateGame {
-                bots: bots(&[(Side::W, 2), (Side::Y, 1)]),
-                ..CreateGame::default()
-            },
-        )
-        .await;
-    api.join(&me.token, &created.id, None).await.unwrap();
-    let mut b = Client::connect(server.addr, &created.id, Some(&me.token), None).await;
+    let (created, mut b) = person_and_bots(&server, &api, &me.token, &[(Side::W, 2), (Side::Y, 1)]).await;
     assert_eq!(b.side, Some(Side::B));
     assert!(person_plays(&mut b, Side::B, 3).await);
     // Crash right after B's move: W's bot is thinking (or has just moved).
