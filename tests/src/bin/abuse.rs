@@ -258,6 +258,16 @@ async fn attack(o: &Options, counts: Arc<Attack>, stop: CancellationToken) -> Re
     Ok(())
 }
 
+/// This process's CPU time so far (user + system), seconds.
+fn own_cpu_s() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name (which may hold spaces) in parentheses.
+    let rest = s.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 fn rss_kib(pid: u32) -> Option<u64> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     s.lines()
@@ -379,6 +389,7 @@ fn main() -> Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         let rss_start = rss_kib(o.server_pid);
+        let cpu_start = own_cpu_s();
         if let Some(secs) = o.attack_only {
             let counts = Arc::new(Attack::default());
             let stop = CancellationToken::new();
@@ -394,10 +405,12 @@ fn main() -> Result<()> {
             }
             stop.cancel();
             attacker.await??;
+            let attacker_cpu_s = own_cpu_s().zip(cpu_start).map(|(b, a)| b - a);
             tokio::time::sleep(Duration::from_secs(10)).await;
             let report = serde_json::json!({
                 "attacks": o.attacks,
                 "seconds": secs,
+                "attacker_cpu_pct": attacker_cpu_s.map(|c| 100.0 * c / secs as f64),
                 "server_rss_mib": {
                     "start": rss_start.map(|k| k as f64 / 1024.0),
                     "peak": peak as f64 / 1024.0,
@@ -414,6 +427,7 @@ fn main() -> Result<()> {
             return Ok(());
         }
         let (alone, peak_alone) = honest(&o).await?;
+        let cpu_start = own_cpu_s();
         let counts = Arc::new(Attack::default());
         let stop = CancellationToken::new();
         let attacker = {
@@ -425,6 +439,7 @@ fn main() -> Result<()> {
         let attacked_for = started.elapsed();
         stop.cancel();
         let attacker = attacker.await?;
+        let attacker_cpu_s = own_cpu_s().zip(cpu_start).map(|(b, a)| b - a);
         let (under, peak_under) = under?;
         attacker?;
         tokio::time::sleep(Duration::from_secs(5)).await;
@@ -434,6 +449,7 @@ fn main() -> Result<()> {
             "think_ms": o.think_ms,
             "attacker_addresses": o.addresses,
             "attacked_s": attacked_for.as_secs_f64(),
+            "attacker_cpu_pct": attacker_cpu_s.map(|c| 100.0 * c / attacked_for.as_secs_f64()),
             "honest_alone": summary(&alone),
             "honest_under_attack": summary(&under),
             "p99_ratio": under["latency_ms"]["p99"].as_f64().zip(alone["latency_ms"]["p99"].as_f64()).map(|(u, a)| u / a.max(1e-9)),
