@@ -17,6 +17,7 @@ pub mod http;
 pub mod limits;
 pub mod metrics;
 pub mod openapi;
+pub mod pace;
 pub mod pairing;
 pub mod penalty;
 pub mod players;
@@ -77,7 +78,7 @@ pub struct Config {
     /// Bot searches run at once (each on a blocking thread); more wait.
     pub bot_threads: usize,
     /// The share of one core, percent, that the searches of games of bots
-    /// alone take together ([`room::bots::Pacer`]; 1–100).
+    /// alone take together while people play ([`pace::Pacer`]; 1–100).
     pub bots_alone_percent: u32,
     /// How long a session token is valid after it was issued; older ones
     /// are refused with `unauthorized` ("the session has expired").
@@ -95,6 +96,9 @@ pub struct Config {
     pub password_hashes: usize,
     /// Requests that may wait for a password hash; more get 429.
     pub password_queue: usize,
+    /// The share of one core, percent, that password hashing takes while
+    /// people play ([`pace::Pacer`]; 1–100).
+    pub hashing_percent: u32,
     /// Refusals of one address within [`cutoff::WINDOW`] (429 answers,
     /// sockets closed for no `hello`) that cut it off at accept; 0: never.
     pub cut_off_refusals: u32,
@@ -153,6 +157,7 @@ impl Default for Config {
             rates: limits::RateConfig::default(),
             password_hashes: std::thread::available_parallelism().map_or(1, |n| n.get()),
             password_queue: 32,
+            hashing_percent: limits::HASHING_PERCENT,
             cut_off_refusals: 100,
             cut_off: Duration::from_secs(10),
             max_sockets: 10_000,
@@ -242,6 +247,8 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
     };
     store.set_commits_in_flight(config.commits_in_flight);
     store.set_commit_window(config.commit_window);
+    // Whether people play: what paces the bulk work anyone may ask for (crate::pace).
+    let people = Arc::new(pace::People::default());
     let rooms = Rooms::new(RoomContext {
         store: Journal::Store(store.clone()),
         metrics: metrics.clone(),
@@ -249,11 +256,16 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
         shutdown: shutdown.clone(),
         log_keep: config.event_log,
         chat_lines: config.chat_lines,
-        bots: room::bots::BotPool::paced(config.bot_threads, config.bots_alone_percent, metrics.clone()),
+        bots: room::bots::BotPool::paced(
+            config.bot_threads,
+            config.bots_alone_percent,
+            Arc::clone(&people),
+            metrics.clone(),
+        ),
         cluster: node.clone(),
     });
     let penalties = Arc::new(penalty::PenaltyBox::new(config.flood_cooldown));
-    let limits = Arc::new(limits::Limits::new(&config, &metrics));
+    let limits = Arc::new(limits::Limits::new(&config, &metrics, people));
     match &node {
         None => {
             let restored = rooms.restore_all().await?;

@@ -27,6 +27,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::AppState;
 use crate::error::ApiError;
+use crate::pace::{Pacer, People, Work};
 
 /// The client's address, as the limits see it (see the module's doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -216,13 +217,24 @@ impl Rates {
 /// pool's many threads kept a gigabyte (measured: 143 logins in 20 s, RSS
 /// 12 MiB → 1 GB, never given back); on two threads it stays at two blocks.
 /// Login of an unknown username verifies against a dummy hash, so that its
-/// answer takes as long as a wrong password's.
+/// answer takes as long as a wrong password's. While people play the
+/// hashing threads together take at most `--hashing-percent` of a core
+/// ([`HASHING_PERCENT`]): each hash runs whole, then its thread rests what it
+/// ran beyond that share ([`Pacer`]), and the line waits.
 #[derive(Debug)]
 pub struct Hasher {
     jobs: std::sync::mpsc::SyncSender<HashJob>,
     /// Counts verifications (dummy ones included).
     metrics: crate::metrics::Metrics,
 }
+
+/// The share of one core that password hashing takes by default while people
+/// play, percent: a hash is ~10–20 ms of CPU, so ~3–5 hashes a second while
+/// people play, as many as the threads can run otherwise. Under a login flood
+/// from 49 addresses (each within its per-address limit) unpaced hashing at
+/// the lowest priority took up to ~20 % of the server's core (docs/CAPACITY.md,
+/// issue 18).
+pub const HASHING_PERCENT: u32 = 5;
 
 /// A hashing job: runs on a hashing thread.
 type HashJob = Box<dyn FnOnce() + Send>;
@@ -300,13 +312,14 @@ fn verify_blocking(password: &str, hash: &str) -> bool {
 }
 
 impl Hasher {
-    /// `threads` hashing threads (at least 1), `max_waiting` jobs in line.
-    /// The threads end when the hasher is dropped.
-    pub fn new(threads: usize, max_waiting: usize, metrics: crate::metrics::Metrics) -> Hasher {
+    /// `threads` hashing threads (at least 1), `max_waiting` jobs in line,
+    /// paced by `pacer`. The threads end when the hasher is dropped.
+    pub fn new(threads: usize, max_waiting: usize, metrics: crate::metrics::Metrics, pacer: Pacer) -> Hasher {
         let (jobs, rx) = std::sync::mpsc::sync_channel::<HashJob>(max_waiting);
         let rx = Arc::new(Mutex::new(rx));
+        let pacer = Arc::new(pacer);
         for i in 0..threads.max(1) {
-            let rx = Arc::clone(&rx);
+            let (rx, pacer) = (Arc::clone(&rx), Arc::clone(&pacer));
             let spawned = std::thread::Builder::new()
                 .name(format!("password-hash-{i}"))
                 .spawn(move || {
@@ -317,7 +330,7 @@ impl Hasher {
                         // The lock is held only to take a job, not while it runs.
                         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                         let Ok(job) = job else { break };
-                        job();
+                        pacer.run_then_rest(job);
                     }
                 });
             if let Err(e) = spawned {
@@ -776,11 +789,12 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The limits of `config`.
-    pub fn new(config: &crate::Config, metrics: &crate::metrics::Metrics) -> Limits {
+    /// The limits of `config`; the password hashing paced while `people` play.
+    pub fn new(config: &crate::Config, metrics: &crate::metrics::Metrics, people: Arc<People>) -> Limits {
+        let pacer = Pacer::new(config.hashing_percent, Work::Hashing, people, metrics.clone());
         Limits {
             rates: Rates::new(config.rates),
-            hasher: Hasher::new(config.password_hashes, config.password_queue, metrics.clone()),
+            hasher: Hasher::new(config.password_hashes, config.password_queue, metrics.clone(), pacer),
             sockets: Sockets::new(
                 socket_cap(config.max_sockets, fd_limit(), config.fd_reserve),
                 config.max_sockets_per_address,
@@ -856,6 +870,30 @@ mod tests {
         assert!(!verify_blocking("correct horse batter", &ours));
         assert!(!verify_blocking("x", "not a hash"));
         assert!(!verify_blocking("x", &DUMMY_HASH));
+    }
+
+    /// The hashing threads rest after a hash while people play (and the
+    /// rest is counted), not while nobody does; the answers are the same.
+    #[tokio::test]
+    async fn password_hashing_is_paced_while_people_play() {
+        let metrics = crate::metrics::Metrics::default();
+        let people = Arc::new(People::default());
+        let pacer = Pacer::new(100, Work::Hashing, Arc::clone(&people), metrics.clone());
+        let hasher = Hasher::new(1, 4, metrics.clone(), pacer);
+        let hash = hasher.hash("eastwind208".into()).await.unwrap();
+        assert!(hasher.verify("eastwind208".into(), Some(hash.clone())).await.unwrap());
+        let rested = || metrics.hashing_rest_us.load(Ordering::Relaxed);
+        assert_eq!(rested(), 0, "nobody plays: no rest");
+        people.person_moved(std::time::Instant::now());
+        assert!(!hasher.verify("eastwind209".into(), Some(hash.clone())).await.unwrap());
+        // A hash takes more than the 5 ms burst, so its thread rested (at 100 %: what ran beyond it).
+        assert!(rested() > 0, "people play: the hashing thread rested");
+        assert!(hasher.verify("eastwind208".into(), Some(hash)).await.unwrap());
+        assert!(
+            !hasher.verify("x".into(), None).await.unwrap(),
+            "unknown user: the dummy hash"
+        );
+        assert_eq!(metrics.password_verifications.load(Ordering::Relaxed), 4);
     }
 
     /// An address whose games with bots finished is forgotten by the sweep,

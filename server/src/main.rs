@@ -153,6 +153,11 @@ struct ServeArgs {
     /// Logins and sign-ups that may wait for a password hash; more are refused (429).
     #[arg(long, env = "SANGUO_PASSWORD_QUEUE", default_value_t = 32)]
     password_queue: usize,
+    /// The share of one core, percent, that password hashing may take while
+    /// people play; beyond it the hashing threads rest and logins wait in line.
+    #[arg(long, env = "SANGUO_HASHING_PERCENT", default_value_t = server::limits::HASHING_PERCENT,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    hashing_percent: u32,
     /// Refusals of one address within 10 s (429 answers, game sockets closed
     /// for no hello) that cut it off: its connections are closed as accepted
     /// (0: never).
@@ -253,6 +258,7 @@ fn serve(args: ServeArgs) -> Result<()> {
             .unwrap_or_else(|| server::Config::default().password_hashes)
             .max(1),
         password_queue: args.password_queue,
+        hashing_percent: args.hashing_percent,
         cut_off_refusals: args.cut_off_refusals,
         cut_off: std::time::Duration::from_secs(args.cut_off_secs),
         max_sockets: args.max_sockets.max(1),

@@ -72,6 +72,8 @@ pub struct Inner {
     pub slow_drops: AtomicU64,
     /// Time the searches of games of bots alone rested for their pacing, µs.
     pub bot_rest_us: AtomicU64,
+    /// Time the password hashing rested for its pacing, µs.
+    pub hashing_rest_us: AtomicU64,
     /// From a move reaching its room to its broadcast (store commit included).
     pub move_latency: Histogram,
     /// Store transaction commit time.
@@ -94,7 +96,7 @@ impl Metrics {
         let gauge = |out: &mut String, name: &str, help: &str, v: i64| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {v}");
         };
-        let counter = |out: &mut String, name: &str, help: &str, v: u64| {
+        let counter = |out: &mut String, name: &str, help: &str, v: &dyn std::fmt::Display| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}");
         };
         gauge(
@@ -119,43 +121,49 @@ impl Metrics {
             &mut out,
             "sanguo_moves_total",
             "Moves accepted (rate() gives moves/s).",
-            self.moves.load(Ordering::Relaxed),
+            &self.moves.load(Ordering::Relaxed),
         );
         counter(
             &mut out,
             "sanguo_refused_total",
             "Client messages answered with an error.",
-            self.refused.load(Ordering::Relaxed),
+            &self.refused.load(Ordering::Relaxed),
         );
         counter(
             &mut out,
             "sanguo_rate_limited_total",
             "Requests and sockets refused by a per-address or global limit.",
-            self.rate_limited.load(Ordering::Relaxed),
+            &self.rate_limited.load(Ordering::Relaxed),
         );
         counter(
             &mut out,
             "sanguo_cut_off_connections_total",
             "Connections closed as accepted: their address was cut off for repeated refusals.",
-            self.cut_off_connections.load(Ordering::Relaxed),
+            &self.cut_off_connections.load(Ordering::Relaxed),
         );
         counter(
             &mut out,
             "sanguo_password_verifications_total",
             "Password verifications run (logins of unknown usernames included).",
-            self.password_verifications.load(Ordering::Relaxed),
+            &self.password_verifications.load(Ordering::Relaxed),
         );
         counter(
             &mut out,
             "sanguo_slow_client_drops_total",
             "Connections dropped for a full outbound queue.",
-            self.slow_drops.load(Ordering::Relaxed),
+            &self.slow_drops.load(Ordering::Relaxed),
         );
-        let _ = writeln!(
-            out,
-            "# HELP sanguo_bot_rest_seconds_total Time the searches of games of bots alone rested to keep to their share of a core.\n\
-             # TYPE sanguo_bot_rest_seconds_total counter\nsanguo_bot_rest_seconds_total {}",
-            self.bot_rest_us.load(Ordering::Relaxed) as f64 / 1e6
+        counter(
+            &mut out,
+            "sanguo_bot_rest_seconds_total",
+            "Time the searches of games of bots alone rested to keep to their share of a core.",
+            &(self.bot_rest_us.load(Ordering::Relaxed) as f64 / 1e6),
+        );
+        counter(
+            &mut out,
+            "sanguo_password_rest_seconds_total",
+            "Time the password hashing rested to keep to its share of a core while people play.",
+            &(self.hashing_rest_us.load(Ordering::Relaxed) as f64 / 1e6),
         );
         self.move_latency.write(
             &mut out,

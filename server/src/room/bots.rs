@@ -37,6 +37,7 @@ use protocol::{Side, TimeControl};
 
 use super::core::Act;
 use super::games::{BotAsk, BotSearch, Command};
+use crate::pace::{Pacer, People, Work};
 
 /// How long a bot may take to answer a draw offer (a search when it is to
 /// move, else a static evaluation), ms.
@@ -205,106 +206,6 @@ impl<'a> Halt<'a> {
     }
 }
 
-/// The share of one core that the searches of games of bots alone may take
-/// together, server-wide, while people play: a budget of running time that
-/// fills at `share` seconds per second, up to [`PACE_BURST`]; a search that
-/// spent more rests until the budget is back. When no person has moved
-/// anywhere for [`PEOPLE_QUIET`] they run unpaced. Searches of games with a
-/// person are never paced.
-///
-/// Why: a game of bots alone plays at full speed for as long as it lasts, so
-/// a few of them (anyone may start some) keep a core busy for good, at the
-/// lowest priority (crate::priority) but busy: on this project's test hosts
-/// any work that keeps the server's core busy costs people's moves some of
-/// their p99 latency (docs/CAPACITY.md, issue 18), and what games of bots
-/// alone take is what no one else on the machine gets. Paced, the whole
-/// games-of-bots attack costs the server's core ~12 % instead of ~80 %.
-#[derive(Debug)]
-pub struct Pacer {
-    share: f64,
-    bucket: std::sync::Mutex<Bucket>,
-    /// Where the time the paced searches rested is counted.
-    metrics: crate::metrics::Metrics,
-    /// When the pacer was made: `person_ms` counts from there.
-    epoch: Instant,
-    /// When a person last moved, ms after `epoch` (0: never).
-    person_ms: std::sync::atomic::AtomicU64,
-}
-
-#[derive(Debug)]
-struct Bucket {
-    /// Running time the paced searches may take now, seconds (negative: owed).
-    balance: f64,
-    /// When the balance was last brought up to date.
-    at: Instant,
-}
-
-/// The running time a paced search may take at once ahead of its share.
-pub const PACE_BURST: Duration = Duration::from_millis(5);
-/// How long after a person's last move (anywhere on the server) the
-/// searches of games of bots alone stay paced.
-pub const PEOPLE_QUIET: Duration = Duration::from_secs(2);
-
-impl Pacer {
-    /// Searches of bots alone limited to `percent` of one core (1–100;
-    /// 100 is still a limit: one core's worth, however many threads), their
-    /// rests counted in `metrics`.
-    pub fn new(percent: u32, metrics: crate::metrics::Metrics) -> Pacer {
-        let now = Instant::now();
-        Pacer {
-            share: f64::from(percent.clamp(1, 100)) / 100.0,
-            bucket: std::sync::Mutex::new(Bucket {
-                balance: PACE_BURST.as_secs_f64(),
-                at: now,
-            }),
-            metrics,
-            epoch: now,
-            person_ms: Default::default(),
-        }
-    }
-
-    /// A person's move was received at `at` (the room calls this for every
-    /// move a person makes: one relaxed store).
-    pub fn person_moved(&self, at: Instant) {
-        let ms = at.saturating_duration_since(self.epoch).as_millis() as u64;
-        self.person_ms.store(ms.max(1), Ordering::Relaxed);
-    }
-
-    /// Whether a person has moved within [`PEOPLE_QUIET`] of `now`.
-    fn people_playing(&self, now: Instant) -> bool {
-        match self.person_ms.load(Ordering::Relaxed) {
-            0 => false,
-            ms => now.saturating_duration_since(self.epoch + Duration::from_millis(ms)) < PEOPLE_QUIET,
-        }
-    }
-
-    /// Charges `ran` (a search's running time since it last asked) at `now`,
-    /// and returns how long that search must rest before it runs on (never,
-    /// while no person plays: then the budget stays full).
-    pub fn charge(&self, now: Instant, ran: Duration) -> Duration {
-        let mut b = self.bucket.lock().unwrap_or_else(|e| e.into_inner());
-        if !self.people_playing(now) {
-            b.balance = PACE_BURST.as_secs_f64();
-            b.at = b.at.max(now);
-            return Duration::ZERO;
-        }
-        let refill = now.saturating_duration_since(b.at).as_secs_f64() * self.share;
-        b.balance = (b.balance + refill).min(PACE_BURST.as_secs_f64()) - ran.as_secs_f64();
-        b.at = b.at.max(now);
-        if b.balance >= 0.0 {
-            Duration::ZERO
-        } else {
-            Duration::from_secs_f64(-b.balance / self.share)
-        }
-    }
-
-    fn rested(&self, d: Duration) {
-        self.metrics
-            .bot_rest_us
-            .fetch_add(d.as_micros() as u64, Ordering::Relaxed);
-    }
-}
-
 /// The searches the server runs at once: places on the blocking threads,
 /// handed out by [`Gate`] — a search for a game with a person in it before
 /// any search of a game of bots alone, so that games of bots (which play at
@@ -317,23 +218,30 @@ pub struct BotPool {
 }
 
 /// The share of one core the searches of games of bots alone take by
-/// default while people play, percent ([`Pacer`]).
-pub const BOTS_ALONE_PERCENT: u32 = 5;
+/// default while people play, percent ([`Pacer`]): 5 % cost people's moves
+/// a quarter of their p99 under the games-of-bots attack, 1 % a tenth
+/// (docs/CAPACITY.md, issue 18).
+pub const BOTS_ALONE_PERCENT: u32 = 1;
 
 impl BotPool {
     /// A pool of `threads` searches at a time (at least 1), the searches of
     /// games of bots alone paced to [`BOTS_ALONE_PERCENT`] of a core.
     pub fn new(threads: usize) -> BotPool {
-        BotPool::paced(threads, BOTS_ALONE_PERCENT, crate::metrics::Metrics::default())
+        BotPool::paced(
+            threads,
+            BOTS_ALONE_PERCENT,
+            Arc::default(),
+            crate::metrics::Metrics::default(),
+        )
     }
 
     /// A pool of `threads` searches at a time (at least 1), the searches of
-    /// games of bots alone paced to `percent` of a core (1–100), their rests
-    /// counted in `metrics`.
-    pub fn paced(threads: usize, percent: u32, metrics: crate::metrics::Metrics) -> BotPool {
+    /// games of bots alone paced to `percent` of a core (1–100) while
+    /// `people` play, their rests counted in `metrics`.
+    pub fn paced(threads: usize, percent: u32, people: Arc<People>, metrics: crate::metrics::Metrics) -> BotPool {
         BotPool {
             gate: Arc::new(Gate::new(threads.max(1))),
-            pacer: Arc::new(Pacer::new(percent, metrics)),
+            pacer: Arc::new(Pacer::new(percent, Work::BotsAlone, people, metrics)),
         }
     }
 
@@ -663,86 +571,15 @@ mod tests {
         Duration::from_secs_f64(n / 1000.0)
     }
 
-    fn near(a: Duration, b: Duration) -> bool {
-        a.abs_diff(b) < Duration::from_micros(1)
-    }
-
-    /// The pacer's arithmetic on a clock of its own: a burst, then rests
-    /// that make up for what ran beyond the share, never more saved up than
-    /// the burst.
-    #[test]
-    fn a_pacer_rests_what_ran_beyond_its_share() {
-        let p = Pacer::new(25, crate::metrics::Metrics::default());
-        let t = Instant::now();
-        p.person_moved(t);
-        assert_eq!(p.charge(t, PACE_BURST), Duration::ZERO, "the burst is free");
-        assert!(
-            near(p.charge(t, ms(4.0)), ms(16.0)),
-            "4 ms beyond the share at 25 %: 16 ms of rest"
-        );
-        assert_eq!(
-            p.charge(t + ms(16.0), Duration::ZERO),
-            Duration::ZERO,
-            "rested: even again"
-        );
-        // An hour without a rest saves up one burst, no more.
-        let later = t + Duration::from_secs(3600);
-        p.person_moved(later);
-        assert!(near(p.charge(later, PACE_BURST + ms(1.0)), ms(4.0)));
-        // A clock that reads earlier than the last charge (another thread's) refills nothing.
-        assert!(near(p.charge(t + ms(3_599_000.0), Duration::ZERO), ms(4.0)));
-        // No person has moved for PEOPLE_QUIET: no rest, however much ran, and a full budget after.
-        let quiet = later + PEOPLE_QUIET;
-        assert_eq!(p.charge(quiet, Duration::from_secs(60)), Duration::ZERO);
-        p.person_moved(quiet);
-        assert!(near(p.charge(quiet, PACE_BURST + ms(1.0)), ms(4.0)));
-        // Never a person: never paced.
-        let never = Pacer::new(1, crate::metrics::Metrics::default());
-        assert_eq!(never.charge(Instant::now(), Duration::from_secs(60)), Duration::ZERO);
-    }
-
-    /// Two searches that each run 1 ms between their checks and rest as
-    /// told, on a simulated clock for 10 s: together they run the share, give
-    /// or take the burst — however many they are.
-    #[test]
-    fn searches_sharing_a_pacer_keep_to_its_share_together() {
-        for percent in [10, 25, 50, 100] {
-            let p = Pacer::new(percent, crate::metrics::Metrics::default());
-            let start = Instant::now();
-            let end = start + Duration::from_secs(10);
-
-            // Each search: the time it runs next.
-            let mut next = [start, start];
-            let mut ran = Duration::ZERO;
-            loop {
-                let i = if next[0] <= next[1] { 0 } else { 1 };
-                let at = next[i] + ms(1.0);
-                if at > end {
-                    break;
-                }
-                ran += ms(1.0);
-                // People play throughout.
-                p.person_moved(at);
-                next[i] = at + p.charge(at, ms(1.0));
-            }
-            let share = ran.as_secs_f64() / 10.0;
-            let want = f64::from(percent) / 100.0;
-            assert!(
-                share <= want + 0.002 && share >= want - 0.01,
-                "{percent} %: ran {share:.4} of the time"
-            );
-        }
-    }
-
     /// A paced search rests when its share is spent, but stops at its
     /// deadline all the same, and at once when cancelled; a search of a game
     /// with a person never rests.
     #[test]
     fn a_paced_search_never_rests_past_its_deadline_nor_once_cancelled() {
         let metrics = crate::metrics::Metrics::default();
-        let p = Pacer::new(1, metrics.clone());
+        let p = Pacer::new(1, Work::BotsAlone, Arc::default(), metrics.clone());
         // People play; a hundred seconds of rest owed.
-        p.person_moved(Instant::now());
+        p.people().person_moved(Instant::now());
         p.charge(Instant::now(), Duration::from_secs(1));
         let flag = AtomicBool::new(false);
         let deadline = Instant::now() + ms(50.0);

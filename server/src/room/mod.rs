@@ -1392,8 +1392,8 @@ impl Actor {
                 .moves
                 .fetch_add(u64::from(step.moves), Ordering::Relaxed);
             if let Some(r) = received {
-                // A person's move: games of bots alone yield to it (bots::Pacer).
-                self.ctx.bots.pacer().person_moved(r.into_std());
+                // A person's move: games of bots alone and password hashing yield to it (crate::pace).
+                self.ctx.bots.pacer().people().person_moved(r.into_std());
                 self.ctx.metrics.move_latency.observe(r.elapsed());
             }
         }
