@@ -58,6 +58,7 @@ pub fn scripted_game(seed: u64) -> (Vec<(Side, Move)>, Game) {
 }
 
 pub mod harness;
+pub mod procfs;
 
 /// POSTs `body` as JSON (with a bearer `token`) and decodes the JSON answer; a non-2xx status is an
 /// error carrying the server's body. Shared by the tools (`loadgen`, `crashtest`).

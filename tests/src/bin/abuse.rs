@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
+use sanguo_tests::procfs::{cpu_seconds, rss_kib};
 use tokio_util::sync::CancellationToken;
 
 /// What to run.
@@ -258,26 +259,6 @@ async fn attack(o: &Options, counts: Arc<Attack>, stop: CancellationToken) -> Re
     Ok(())
 }
 
-/// This process's CPU time so far (user + system), seconds.
-fn own_cpu_s() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The fields after the command name (which may hold spaces) in parentheses.
-    let rest = s.rsplit_once(')')?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
-
-fn rss_kib(pid: u32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    s.lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
 /// Runs loadgen while sampling the server's RSS; returns its JSON and the peak (KiB).
 async fn honest(o: &Options) -> Result<(serde_json::Value, u64)> {
     let mut child = std::process::Command::new(&o.loadgen)
@@ -389,8 +370,9 @@ fn main() -> Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         let rss_start = rss_kib(o.server_pid);
-        let cpu_start = own_cpu_s();
+        let own_cpu_s = || cpu_seconds(std::process::id());
         if let Some(secs) = o.attack_only {
+            let cpu_start = own_cpu_s();
             let counts = Arc::new(Attack::default());
             let stop = CancellationToken::new();
             let attacker = {

@@ -41,6 +41,7 @@ use protocol::{
     ClientMsg, CreateGame, GameEvent, JoinGame, LegalMovesFor, PROTOCOL_VERSION, ServerMsg, Session, Side, Snapshot,
     TimeControl, Variant,
 };
+use sanguo_tests::procfs::{cpu_seconds, rss_kib};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
@@ -1270,16 +1271,6 @@ async fn run_idle(opts: Options) -> Result<Report> {
     Ok(report)
 }
 
-fn rss_kib(pid: u32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    s.lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
 /// The CPU seconds of a Postgres: its postmaster (with the backends that
 /// have exited, which it reaped) and its live backends.
 fn postgres_cpu_seconds(postmaster: u32) -> Option<f64> {
@@ -1302,16 +1293,6 @@ fn postgres_cpu_seconds(postmaster: u32) -> Option<f64> {
         }
     }
     Some(ticks / 100.0)
-}
-
-fn cpu_seconds(pid: u32) -> Option<f64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name (which may contain spaces) start after ") ".
-    let rest = s.rsplit_once(") ")?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = f.get(11)?.parse().ok()?;
-    let stime: f64 = f.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
 }
 
 const USAGE: &str = "usage: loadgen --url URL [--mode games|relay|idle|rooms] [--games N] [--connections N]
