@@ -56,16 +56,32 @@ run() {
     # The attack lasts until a few seconds past the honest run; its report comes 10 s later.
     if [ -n "$ap" ]; then wait "$ap" || true; fi
     local rss; rss=$(awk '/VmHWM/ {printf "%.0f", $2/1024}' /proc/$sp/status)
+    curl -s 127.0.0.1:$PORT/metrics >"$OUT/$kind-$n.metrics"
     kill $sp; wait $sp 2>/dev/null || true
     for _ in $(seq 50); do kill -0 $sp 2>/dev/null || break; sleep 0.1; done
     psql -q "$PG/postgres" -c "drop database $db" >/dev/null
-    python3 - "$OUT/$kind-$n.json" "$kind" "$rss" >>"$OUT/runs" <<'EOF'
+    python3 - "$OUT/$kind-$n.json" "$kind" "$rss" "$OUT/$kind-$n.metrics" >>"$OUT/runs" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 l = r["latency_ms"]
-print(sys.argv[2], l["p50"], l["p99"], l["p999"], round(r["moves_per_s"], 1), round(r["server_cpu_pct"] or 0), sys.argv[3], r["errors"])
+# The server's own view from its /metrics histograms: a person's move from
+# its frame read to its broadcast, and a commit; the mean, and the bucket
+# bound under which 99 % fall.
+def hist(name):
+    buckets, total, count = [], 0.0, 0
+    for line in open(sys.argv[4]):
+        if line.startswith(name + "_bucket{le=\"") and "+Inf" not in line:
+            buckets.append((float(line.split('"')[1]), int(line.split()[-1])))
+        elif line.startswith(name + "_sum "):
+            total = float(line.split()[-1])
+        elif line.startswith(name + "_count "):
+            count = int(line.split()[-1])
+    p99 = next((b for b, c in buckets if c >= 0.99 * count), float("inf"))
+    return round(1000 * total / max(count, 1), 2), p99 * 1000
+mv, cm = hist("sanguo_move_latency_seconds"), hist("sanguo_store_commit_seconds")
+print(sys.argv[2], l["p50"], l["p99"], l["p999"], round(r["moves_per_s"], 1), round(r["server_cpu_pct"] or 0), sys.argv[3], r["errors"], *mv, *cm)
 EOF
-    tail -1 "$OUT/runs" | awk -v t="$(date -u +%T)" '{printf "%s %-8s p50 %6.2f  p99 %7.2f  p999 %7.2f ms  %7.1f moves/s  server CPU %3d%%  RSS peak %s MiB  errors %s\n", t, $1, $2, $3, $4, $5, $6, $7, $8}'
+    tail -1 "$OUT/runs" | awk -v t="$(date -u +%T)" '{printf "%s %-8s p50 %6.2f  p99 %7.2f  p999 %7.2f ms  %7.1f moves/s  server CPU %3d%%  RSS peak %s MiB  errors %s  server: move mean %.2f p99<=%g, commit mean %.2f p99<=%g ms\n", t, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12}'
 }
 
 : >"$OUT/runs"
