@@ -26,7 +26,7 @@ use sqlx::AnyConnection;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
-use sqlx::{AnyPool, Executor};
+use sqlx::{AnyPool, Connection as _, Executor};
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 
 use crate::metrics::Metrics;
@@ -319,6 +319,9 @@ impl Fences {
 /// How long a query waits for a connection: while the database is down,
 /// this is how long a commit takes to find out.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
+/// A pooled connection idle this long is pinged before it is used (one in
+/// steady use is not: its last query showed it works).
+const TEST_IDLE_CONNECTION: Duration = Duration::from_secs(1);
 /// How often the store probes a database that went away.
 const PROBE_EVERY: Duration = Duration::from_millis(500);
 
@@ -631,10 +634,28 @@ impl Store {
         sqlx::any::install_default_drivers();
         let sqlite = url.starts_with("sqlite:");
         let options: AnyConnectOptions = url.parse()?;
+        let health = Arc::new(watch::channel(true).0);
+        let down = Arc::clone(&health);
         let pool = AnyPoolOptions::new()
             // SQLite has one writer at a time: one connection avoids busy errors.
             .max_connections(if sqlite { 1 } else { 32 })
             .acquire_timeout(ACQUIRE_TIMEOUT)
+            // sqlx pings every connection it hands out by default: on
+            // Postgres one more round trip (and a wake-up of the backend)
+            // before every group commit, ~4 % of the server's CPU a move
+            // (docs/CAPACITY.md). A connection in steady use is known to
+            // work; one idle for a while, or any while the store is marked
+            // down, is tested first, and dropped if it does not answer.
+            .test_before_acquire(false)
+            .before_acquire(move |conn, meta| {
+                let test = meta.idle_for >= TEST_IDLE_CONNECTION || !*down.borrow();
+                Box::pin(async move {
+                    if test {
+                        conn.ping().await?;
+                    }
+                    Ok(true)
+                })
+            })
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if sqlite {
@@ -658,7 +679,7 @@ impl Store {
                 total: std::sync::Mutex::new(COMMITS_IN_FLIGHT),
                 window_us: std::sync::atomic::AtomicU64::new(0),
             }),
-            health: Arc::new(watch::channel(true).0),
+            health,
             fences: fenced.then(Arc::default),
             node: Arc::default(),
         };
