@@ -6,10 +6,18 @@
 //! closing a connection right after `accept`, before a byte of HTTP is read,
 //! costs almost nothing.
 //!
-//! - At least `refusals` refusals within [`WINDOW`] cut an address off for
+//! - At least `refusals` refusals within [`WINDOW`], or `silent` game
+//!   sockets closed for never saying `hello`, cut an address off for
 //!   `base`, doubling with each cut-off in a row (up to [`MAX_DOUBLINGS`]
 //!   doublings); an address clean for [`FORGET_AFTER`] past its cut-off
-//!   starts afresh.
+//!   starts afresh. A silent socket is counted apart, with a threshold of
+//!   its own, because it costs far more than a 429: an upgrade, a task and
+//!   a connection held for the whole hello deadline, then a closing
+//!   handshake. A person's client says `hello` as soon as its socket opens;
+//!   ten silent sockets from one address in ten seconds are a script. With
+//!   the cap on an address's sockets before `hello` (8, crate::limits) a
+//!   script gets 8 silent sockets per hello deadline, far under the
+//!   refusals' threshold: this count cuts it off at its second round.
 //! - While cut off, its new TCP connections are accepted and never read:
 //!   held unread up to 10 s ([`TARPIT`] at most at once), then reset (no
 //!   `TIME_WAIT` kept for them). A client that waits for an answer waits,
@@ -22,8 +30,9 @@
 //!   handler runs.
 //!
 //! Everyone behind one address (a NAT) is cut off together: the default
-//! threshold (100 refusals in 10 s) is far above what people's clients do,
-//! which back off on a 429's `Retry-After`.
+//! thresholds (100 refusals or 10 silent sockets in 10 s) are far above
+//! what people's clients do, which back off on a 429's `Retry-After` and
+//! say `hello` at once.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -45,6 +54,8 @@ pub const FORGET_AFTER: Duration = Duration::from_secs(600);
 pub struct CutOff {
     /// Refusals within [`WINDOW`] that cut an address off; 0: never.
     refusals: u32,
+    /// Silent sockets within [`WINDOW`] that cut an address off; 0: never.
+    silent: u32,
     /// The first cut-off's length.
     base: Duration,
     entries: Mutex<HashMap<IpAddr, Entry>>,
@@ -56,6 +67,8 @@ struct Entry {
     window: Instant,
     /// Refusals in it.
     count: u32,
+    /// Silent sockets in it.
+    silent: u32,
     /// Cut off until then (in the past: served).
     until: Option<Instant>,
     /// Cut-offs in a row.
@@ -64,10 +77,13 @@ struct Entry {
 
 impl CutOff {
     /// Cuts an address off for `base` (doubling) after `refusals` refusals
-    /// within [`WINDOW`]; `refusals` 0 or `base` zero: never.
-    pub fn new(refusals: u32, base: Duration) -> CutOff {
+    /// or `silent` silent sockets within [`WINDOW`]; a threshold 0: never
+    /// for that count; `base` zero: never at all.
+    pub fn new(refusals: u32, silent: u32, base: Duration) -> CutOff {
+        let on = |n: u32| if base.is_zero() { 0 } else { n };
         CutOff {
-            refusals: if base.is_zero() { 0 } else { refusals },
+            refusals: on(refusals),
+            silent: on(silent),
             base,
             entries: Mutex::new(HashMap::new()),
         }
@@ -75,19 +91,31 @@ impl CutOff {
 
     /// Whether anyone can ever be cut off.
     pub fn enabled(&self) -> bool {
-        self.refusals > 0
+        self.refusals > 0 || self.silent > 0
     }
 
     /// Counts one refusal of `addr`; returns whether it is cut off now (by
     /// this refusal or an earlier one).
     pub fn refused(&self, addr: ClientAddr, now: Instant) -> bool {
-        if !self.enabled() {
-            return false;
+        self.count(addr, now, false)
+    }
+
+    /// Counts one game socket of `addr` closed for never saying `hello`;
+    /// returns whether it is cut off now.
+    pub fn silent(&self, addr: ClientAddr, now: Instant) -> bool {
+        self.count(addr, now, true)
+    }
+
+    fn count(&self, addr: ClientAddr, now: Instant, silent: bool) -> bool {
+        let limit = if silent { self.silent } else { self.refusals };
+        if limit == 0 {
+            return self.is_cut_off(addr, now);
         }
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         let e = entries.entry(addr.0).or_insert(Entry {
             window: now,
             count: 0,
+            silent: 0,
             until: None,
             strikes: 0,
         });
@@ -97,9 +125,11 @@ impl CutOff {
         if now.duration_since(e.window) >= WINDOW {
             e.window = now;
             e.count = 0;
+            e.silent = 0;
         }
-        e.count += 1;
-        if e.count < self.refusals {
+        let n = if silent { &mut e.silent } else { &mut e.count };
+        *n += 1;
+        if *n < limit {
             return false;
         }
         // Cut off: a fresh start if the last cut-off is long served.
@@ -111,7 +141,13 @@ impl CutOff {
         e.until = Some(now + wait);
         e.window = now;
         e.count = 0;
-        tracing::info!(address = %addr.0, secs = wait.as_secs_f64(), "address cut off for repeated refusals");
+        e.silent = 0;
+        let why = if silent {
+            "silent game sockets"
+        } else {
+            "repeated refusals"
+        };
+        tracing::info!(address = %addr.0, secs = wait.as_secs_f64(), "address cut off for {why}");
         true
     }
 
@@ -289,7 +325,7 @@ mod tests {
 
     #[test]
     fn enough_refusals_in_a_window_cut_an_address_off_for_a_doubling_while() {
-        let c = CutOff::new(3, Duration::from_secs(10));
+        let c = CutOff::new(3, 0, Duration::from_secs(10));
         let (a, b) = (addr("127.0.0.2"), addr("127.0.0.3"));
         let t0 = Instant::now();
         assert!(!c.refused(a, t0));
@@ -320,7 +356,7 @@ mod tests {
 
     #[test]
     fn refusals_spread_thinner_than_the_threshold_never_cut_off() {
-        let c = CutOff::new(3, Duration::from_secs(10));
+        let c = CutOff::new(3, 0, Duration::from_secs(10));
         let a = addr("127.0.0.2");
         let t0 = Instant::now();
         for i in 0..100 {
@@ -330,15 +366,47 @@ mod tests {
     }
 
     #[test]
+    fn silent_sockets_cut_off_at_their_own_threshold() {
+        let c = CutOff::new(100, 3, Duration::from_secs(10));
+        let (a, b) = (addr("127.0.0.2"), addr("127.0.0.3"));
+        let t0 = Instant::now();
+        // Refusals and silent sockets are counted apart: two of each is
+        // under both thresholds.
+        for i in 0..2 {
+            assert!(!c.refused(a, t0 + Duration::from_millis(i)));
+            assert!(!c.silent(a, t0 + Duration::from_millis(i)));
+        }
+        assert!(!c.is_cut_off(a, t0 + Duration::from_secs(1)));
+        assert!(
+            c.silent(a, t0 + Duration::from_secs(2)),
+            "the third silent socket in 10 s"
+        );
+        assert!(c.is_cut_off(a, t0 + Duration::from_secs(11)));
+        assert!(!c.is_cut_off(a, t0 + Duration::from_secs(12)), "10 s");
+        // Spread over windows, they never add up.
+        for i in 0..30 {
+            assert!(!c.silent(b, t0 + Duration::from_secs(5 * i)));
+        }
+        // 0 turns the silent count off, not the refusals'.
+        let r = CutOff::new(2, 0, Duration::from_secs(10));
+        for i in 0..10 {
+            assert!(!r.silent(a, t0 + Duration::from_millis(i)));
+        }
+        assert!(!r.refused(a, t0));
+        assert!(r.refused(a, t0), "the second refusal");
+        assert!(r.silent(a, t0), "a silent socket of an address cut off says so");
+    }
+
+    #[test]
     fn zero_turns_it_off_and_idle_addresses_are_forgotten() {
-        let off = CutOff::new(0, Duration::from_secs(10));
+        let off = CutOff::new(0, 0, Duration::from_secs(10));
         let a = addr("127.0.0.2");
         let t0 = Instant::now();
         for _ in 0..1000 {
             assert!(!off.refused(a, t0));
         }
         assert!(off.is_empty());
-        let c = CutOff::new(2, Duration::from_secs(10));
+        let c = CutOff::new(2, 0, Duration::from_secs(10));
         c.refused(a, t0);
         c.refused(addr("127.0.0.3"), t0);
         c.refused(addr("127.0.0.3"), t0);

@@ -102,6 +102,9 @@ pub struct Config {
     /// Refusals of one address within [`cutoff::WINDOW`] (429 answers,
     /// sockets closed for no `hello`) that cut it off at accept; 0: never.
     pub cut_off_refusals: u32,
+    /// Game sockets of one address closed for never saying `hello` within
+    /// [`cutoff::WINDOW`] that cut it off at accept; 0: never.
+    pub cut_off_silent: u32,
     /// How long the first cut-off of an address lasts (doubling with each
     /// one in a row); zero: none.
     pub cut_off: Duration,
@@ -113,6 +116,9 @@ pub struct Config {
     pub fd_reserve: usize,
     /// Game sockets one address may hold (beyond: HTTP 429).
     pub max_sockets_per_address: usize,
+    /// Game sockets of one address that may wait for their `hello` at once
+    /// (beyond: HTTP 429); a person's client says it as soon as it opens.
+    pub max_silent_sockets_per_address: usize,
     /// Spectators per game (beyond: closed with 4002).
     pub max_spectators: usize,
     /// How long a new socket has to send its `hello`.
@@ -159,10 +165,12 @@ impl Default for Config {
             password_queue: 32,
             hashing_percent: limits::HASHING_PERCENT,
             cut_off_refusals: 100,
+            cut_off_silent: 10,
             cut_off: Duration::from_secs(10),
             max_sockets: 10_000,
             fd_reserve: 1024,
             max_sockets_per_address: 100,
+            max_silent_sockets_per_address: 8,
             max_spectators: 200,
             hello_timeout: Duration::from_secs(5),
             max_bot_games_per_address: 3,
@@ -299,7 +307,11 @@ pub async fn prepare(config: Config) -> Result<AppState, ServeError> {
     }
     Ok(AppState {
         penalties,
-        cutoff: Arc::new(cutoff::CutOff::new(config.cut_off_refusals, config.cut_off)),
+        cutoff: Arc::new(cutoff::CutOff::new(
+            config.cut_off_refusals,
+            config.cut_off_silent,
+            config.cut_off,
+        )),
         limits,
         finished: Arc::default(),
         lobby: Arc::default(),

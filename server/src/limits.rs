@@ -387,12 +387,16 @@ fn internal(e: &str) -> ApiError {
 }
 
 /// Game sockets: a global cap (a semaphore, as mini-redis bounds its
-/// connections) and a cap per address; spectators per game.
+/// connections), a cap per address, and a smaller one per address on the
+/// sockets that have not said `hello` yet; spectators per game.
 #[derive(Debug)]
 pub struct Sockets {
     global: Arc<Semaphore>,
     per_addr: usize,
     by_addr: Arc<Mutex<HashMap<ClientAddr, usize>>>,
+    /// Sockets of one address that may wait for their `hello` at once.
+    silent_per_addr: usize,
+    silent_by_addr: Arc<Mutex<HashMap<ClientAddr, usize>>>,
     spectators_per_game: usize,
     by_game: Arc<Mutex<HashMap<String, usize>>>,
 }
@@ -403,10 +407,23 @@ pub struct SocketPermit {
     _global: OwnedSemaphorePermit,
     addr: ClientAddr,
     by_addr: Arc<Mutex<HashMap<ClientAddr, usize>>>,
+    /// Its place among its address's sockets waiting for `hello`, until it
+    /// says it.
+    silent: Option<Arc<Mutex<HashMap<ClientAddr, usize>>>>,
+}
+
+impl SocketPermit {
+    /// The socket said `hello`: it no longer counts as silent.
+    pub fn said_hello(&mut self) {
+        if let Some(silent) = self.silent.take() {
+            release(&silent, &self.addr);
+        }
+    }
 }
 
 impl Drop for SocketPermit {
     fn drop(&mut self) {
+        self.said_hello();
         release(&self.by_addr, &self.addr);
     }
 }
@@ -452,15 +469,20 @@ pub enum SocketRefusal {
     Full,
     /// This address holds its maximum.
     AddressFull,
+    /// This address holds its maximum of sockets that have not said `hello` yet.
+    AddressSilent,
 }
 
 impl Sockets {
-    /// `global` sockets in all, `per_addr` per address, `spectators` watchers per game.
-    pub fn new(global: usize, per_addr: usize, spectators: usize) -> Sockets {
+    /// `global` sockets in all, `per_addr` per address, of which
+    /// `silent_per_addr` before their `hello`, `spectators` watchers per game.
+    pub fn new(global: usize, per_addr: usize, silent_per_addr: usize, spectators: usize) -> Sockets {
         Sockets {
             global: Arc::new(Semaphore::new(global.min(Semaphore::MAX_PERMITS))),
             per_addr,
             by_addr: Arc::default(),
+            silent_per_addr,
+            silent_by_addr: Arc::default(),
             spectators_per_game: spectators,
             by_game: Arc::default(),
         }
@@ -474,10 +496,15 @@ impl Sockets {
         if !take(&self.by_addr, addr, self.per_addr) {
             return Err(SocketRefusal::AddressFull);
         }
+        if !take(&self.silent_by_addr, addr, self.silent_per_addr) {
+            release(&self.by_addr, &addr);
+            return Err(SocketRefusal::AddressSilent);
+        }
         Ok(SocketPermit {
             _global: global,
             addr,
             by_addr: Arc::clone(&self.by_addr),
+            silent: Some(Arc::clone(&self.silent_by_addr)),
         })
     }
 
@@ -798,6 +825,7 @@ impl Limits {
             sockets: Sockets::new(
                 socket_cap(config.max_sockets, fd_limit(), config.fd_reserve),
                 config.max_sockets_per_address,
+                config.max_silent_sockets_per_address,
                 config.max_spectators,
             ),
             bot_games: BotGames::new(config.max_bot_games_per_address, config.max_bot_only_games),
@@ -949,8 +977,38 @@ mod tests {
     }
 
     #[test]
+    fn an_address_may_keep_only_a_few_sockets_waiting_for_hello() {
+        let s = Sockets::new(100, 5, 2, 1);
+        let (a, b) = (
+            ClientAddr("127.0.0.2".parse().unwrap()),
+            ClientAddr("127.0.0.3".parse().unwrap()),
+        );
+        let mut a1 = s.admit(a).unwrap();
+        let a2 = s.admit(a).unwrap();
+        assert_eq!(s.admit(a).unwrap_err(), SocketRefusal::AddressSilent);
+        assert!(s.admit(b).is_ok(), "another address has places of its own");
+        // One says hello: a place before hello is free again, and the
+        // refused socket took no place under the address's whole cap.
+        a1.said_hello();
+        let mut a3 = s.admit(a).unwrap();
+        assert_eq!(s.admit(a).unwrap_err(), SocketRefusal::AddressSilent);
+        a3.said_hello();
+        a3.said_hello(); // twice gives back nothing more
+        let mut a4 = s.admit(a).unwrap();
+        assert_eq!(s.admit(a).unwrap_err(), SocketRefusal::AddressSilent);
+        // A silent socket that goes gives its places back.
+        drop(a2);
+        a4.said_hello();
+        let mut a5 = s.admit(a).unwrap();
+        a5.said_hello();
+        // a1, a3, a4, a5 said hello and hold 4 of the 5 places; one more.
+        let _a6 = s.admit(a).unwrap();
+        assert_eq!(s.admit(a).unwrap_err(), SocketRefusal::AddressFull);
+    }
+
+    #[test]
     fn socket_caps_are_given_back() {
-        let s = Sockets::new(3, 2, 1);
+        let s = Sockets::new(3, 2, 2, 1);
         let a = ClientAddr("127.0.0.2".parse().unwrap());
         let b = ClientAddr("127.0.0.3".parse().unwrap());
         let a1 = s.admit(a).unwrap();

@@ -158,11 +158,14 @@ struct ServeArgs {
     #[arg(long, env = "SANGUO_HASHING_PERCENT", default_value_t = server::limits::HASHING_PERCENT,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     hashing_percent: u32,
-    /// Refusals of one address within 10 s (429 answers, game sockets closed
-    /// for no hello) that cut it off: its connections are closed as accepted
-    /// (0: never).
+    /// Refusals of one address within 10 s (429 answers) that cut it off: its
+    /// connections are held unread as accepted, then reset (0: never).
     #[arg(long, env = "SANGUO_CUT_OFF_REFUSALS", default_value_t = 100)]
     cut_off_refusals: u32,
+    /// Game sockets of one address closed within 10 s for never saying hello
+    /// that cut it off the same way (0: never).
+    #[arg(long, env = "SANGUO_CUT_OFF_SILENT", default_value_t = 10)]
+    cut_off_silent: u32,
     /// How long an address is first cut off, in seconds (doubling with each
     /// cut-off in a row, at most 64 times as long; 0: never).
     #[arg(long, env = "SANGUO_CUT_OFF_SECS", default_value_t = 10)]
@@ -173,6 +176,10 @@ struct ServeArgs {
     /// Game sockets one address may hold open (more: HTTP 429).
     #[arg(long, env = "SANGUO_MAX_SOCKETS_PER_ADDR", default_value_t = 100)]
     max_sockets_per_address: usize,
+    /// Game sockets of one address that may wait for their hello at once
+    /// (more: HTTP 429); a person's client says hello as soon as it opens.
+    #[arg(long, env = "SANGUO_MAX_SILENT_SOCKETS_PER_ADDR", default_value_t = 8)]
+    max_silent_sockets_per_address: usize,
     /// Spectators one game may have (more: closed with 4002).
     #[arg(long, env = "SANGUO_MAX_SPECTATORS", default_value_t = 200)]
     max_spectators: usize,
@@ -260,9 +267,11 @@ fn serve(args: ServeArgs) -> Result<()> {
         password_queue: args.password_queue,
         hashing_percent: args.hashing_percent,
         cut_off_refusals: args.cut_off_refusals,
+        cut_off_silent: args.cut_off_silent,
         cut_off: std::time::Duration::from_secs(args.cut_off_secs),
         max_sockets: args.max_sockets.max(1),
         max_sockets_per_address: args.max_sockets_per_address.max(1),
+        max_silent_sockets_per_address: args.max_silent_sockets_per_address.max(1),
         max_spectators: args.max_spectators,
         chat_lines: args.chat_lines,
         commits_in_flight: args.commits_in_flight,

@@ -97,6 +97,10 @@ pub async fn upgrade(
                 SocketRefusal::AddressFull => {
                     ApiError::new(ErrorCode::RateLimited, "too many game sockets from this address")
                 }
+                SocketRefusal::AddressSilent => ApiError::new(
+                    ErrorCode::RateLimited,
+                    "too many game sockets from this address have not said hello yet",
+                ),
             };
             return Err(e.retry_after(Duration::from_secs(5)));
         }
@@ -310,8 +314,8 @@ impl Refusal {
 /// Waits for `hello` (at most `--hello-secs`) and checks it: the player (if
 /// a token was given) and the client's last version. Something that is no
 /// protocol message is `bad_message`; another message first is `hello_first`.
-/// A socket silent until the deadline counts as a refusal of its address
-/// (`ip`), towards cutting it off (crate::cutoff).
+/// A socket silent until the deadline counts against its address (`ip`),
+/// towards cutting it off (crate::cutoff).
 async fn hello(
     socket: &mut WebSocket,
     s: &AppState,
@@ -323,7 +327,7 @@ async fn hello(
         Ok(Some(Ok(Message::Text(t)))) => t,
         Err(_) => {
             if let Some(ip) = ip {
-                s.cutoff.refused(ClientAddr(ip), std::time::Instant::now());
+                s.cutoff.silent(ClientAddr(ip), std::time::Instant::now());
             }
             return Err(Refusal::new(
                 ErrorCode::HelloFirst,
@@ -429,7 +433,7 @@ async fn connection(
     s: AppState,
     id: String,
     ip: Option<std::net::IpAddr>,
-    _permit: SocketPermit,
+    mut permit: SocketPermit,
 ) {
     let _counted = Counted::new(&s.metrics);
     // Boxed, as every await below that is large and happens once: the
@@ -442,6 +446,7 @@ async fn connection(
             return;
         }
     };
+    permit.said_hello();
 
     // Cut off for flooding a moment ago: not yet (no room visit, no snapshot).
     let penalty_key = crate::penalty::PenaltyBox::key(player.as_ref().map(|p| p.id.as_str()), ip);

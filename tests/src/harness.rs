@@ -124,9 +124,11 @@ impl TestServer {
             // the tests of those limits (tests/tests/abuse.rs).
             rates: server::limits::RateConfig::unlimited(),
             max_sockets_per_address: 100_000,
+            max_silent_sockets_per_address: 100_000,
             // Nor is an address cut off for its refusals (tests of limits
             // see hundreds of 429s), except in the test of that.
             cut_off_refusals: 0,
+            cut_off_silent: 0,
             max_bot_games_per_address: 100_000,
             max_bot_only_games: 100_000,
             // Tests of clocks and timeouts play with clocks of milliseconds.

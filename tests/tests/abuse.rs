@@ -17,6 +17,7 @@ async fn limited(f: impl FnOnce(&mut server::Config)) -> (TestDb, TestServer) {
     let mut c = TestServer::config(Some(db.url.clone()));
     c.rates = RateConfig::default();
     c.max_sockets_per_address = server::Config::default().max_sockets_per_address;
+    c.max_silent_sockets_per_address = server::Config::default().max_silent_sockets_per_address;
     c.max_bot_games_per_address = server::Config::default().max_bot_games_per_address;
     c.max_bot_only_games = server::Config::default().max_bot_only_games;
     f(&mut c);
@@ -767,10 +768,55 @@ async fn an_address_refused_again_and_again_is_cut_off_at_accept_for_a_while() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_address_may_keep_only_a_few_sockets_waiting_for_hello() {
+    let (_db, server) = limited(|c| c.max_silent_sockets_per_address = 2).await;
+    let api = Api::new(server.base());
+    let (_, game) = open_game(&api).await;
+    let refused = || async {
+        let url = format!("ws://{}/api/games/{game}/ws", server.addr);
+        match tokio_tungstenite::connect_async(url).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => {
+                assert_eq!(r.status().as_u16(), 429);
+                let body: serde_json::Value = serde_json::from_slice(r.body().as_deref().unwrap()).unwrap();
+                assert_eq!(body["code"], "rate_limited");
+                assert!(body["message"].as_str().unwrap().contains("hello"), "{body}");
+            }
+            other => panic!("expected HTTP 429, got {other:?}"),
+        }
+    };
+    // Two sockets that say nothing; a third is refused before the upgrade.
+    let mut silent = Client::connect_raw(server.addr, &game).await;
+    let _silent2 = Client::connect_raw(server.addr, &game).await;
+    refused().await;
+    // One says hello: a place is free again, and sockets that said hello
+    // are not counted (only the address's whole cap, 100, binds them).
+    silent
+        .send(&ClientMsg::Hello {
+            protocol: 1,
+            token: None,
+            v: None,
+            legal_moves: Default::default(),
+        })
+        .await;
+    assert!(matches!(silent.next().await, ServerMsg::Welcome { .. }));
+    let watchers = [
+        Client::connect(server.addr, &game, None, None).await,
+        Client::connect(server.addr, &game, None, None).await,
+        Client::connect(server.addr, &game, None, None).await,
+    ];
+    let _silent3 = Client::connect_raw(server.addr, &game).await;
+    refused().await;
+    drop(watchers);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sockets_silent_until_the_hello_deadline_count_towards_a_cut_off() {
     let (_db, server) = limited(|c| {
         c.hello_timeout = Duration::from_secs(1);
-        c.cut_off_refusals = 3;
+        // Counted apart from refusals, at a threshold of their own.
+        c.cut_off_refusals = 0;
+        c.cut_off_silent = 3;
         c.cut_off = Duration::from_secs(30);
     })
     .await;
