@@ -42,6 +42,7 @@ fn web_client_in_chromium() {
         .env("SANGUO_LOGINS_PER_MIN", "0")
         .env("SANGUO_GAMES_PER_MIN", "0")
         .env("SANGUO_MAX_SOCKETS_PER_ADDR", "100000")
+        .env("SANGUO_MAX_SILENT_SOCKETS_PER_ADDR", "100000")
         .env("SANGUO_MAX_BOT_GAMES_PER_ADDR", "100000")
         .env("CHROMIUM_PATH", &chromium)
         .output()

@@ -24,7 +24,7 @@ run() { # label nodes nats(0|1)
     local port=$((8280 + i))
     local extra=()
     [ "$cluster" = 1 ] && extra=(--nats-url "$NATS" --node-name "b$i")
-    SANGUO_SESSIONS_PER_MIN=0 SANGUO_GAMES_PER_MIN=0 SANGUO_MAX_SOCKETS_PER_ADDR=100000 SANGUO_MAX_SOCKETS=100000 \
+    SANGUO_SESSIONS_PER_MIN=0 SANGUO_GAMES_PER_MIN=0 SANGUO_MAX_SOCKETS_PER_ADDR=100000 SANGUO_MAX_SILENT_SOCKETS_PER_ADDR=100000 SANGUO_MAX_SOCKETS=100000 \
     RUST_LOG=warn DATABASE_URL="$PG/$db" setsid nice -n -10 taskset -c 1 "$BIN" serve \
         --listen 127.0.0.1:$port --messages-per-second 1000 "${extra[@]}" >"/tmp/cluster-bench-$label-$i.log" 2>&1 &
     pids+=($!)

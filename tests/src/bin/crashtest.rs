@@ -237,6 +237,7 @@ fn spawn_server(o: &Options, listen: &str, db_url: &str, log: &std::fs::File, no
         .env("SANGUO_SESSIONS_PER_MIN", "0")
         .env("SANGUO_GAMES_PER_MIN", "0")
         .env("SANGUO_MAX_SOCKETS_PER_ADDR", "100000")
+        .env("SANGUO_MAX_SILENT_SOCKETS_PER_ADDR", "100000")
         .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()))
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
@@ -1133,6 +1134,7 @@ fn serve(mut args: impl Iterator<Item = String>) -> Result<()> {
         // Every client is on 127.0.0.1: the per-address limits are not under test here.
         rates: server::limits::RateConfig::unlimited(),
         max_sockets_per_address: 100_000,
+        max_silent_sockets_per_address: 100_000,
         // A cluster node (issue 17) when --nats-url is given.
         cluster: nats.map(|nats_url| server::cluster::ClusterConfig {
             nats_url,
