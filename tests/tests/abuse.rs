@@ -24,6 +24,32 @@ async fn limited(f: impl FnOnce(&mut server::Config)) -> (TestDb, TestServer) {
     (db, TestServer::start(c))
 }
 
+/// An anonymous `hello` on `c`.
+async fn anonymous_hello(c: &mut Client) {
+    c.send(&ClientMsg::Hello {
+        protocol: 1,
+        token: None,
+        v: None,
+        legal_moves: Default::default(),
+    })
+    .await;
+}
+
+/// A game socket from 127.0.0.1 refused before the upgrade with HTTP 429
+/// `rate_limited`; the JSON body.
+async fn upgrade_refused(server: &TestServer, game: &str) -> serde_json::Value {
+    let url = format!("ws://{}/api/games/{game}/ws", server.addr);
+    match tokio_tungstenite::connect_async(url).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => {
+            assert_eq!(r.status().as_u16(), 429);
+            let body: serde_json::Value = serde_json::from_slice(r.body().as_deref().unwrap()).unwrap();
+            assert_eq!(body["code"], "rate_limited");
+            body
+        }
+        other => panic!("expected HTTP 429, got {other:?}"),
+    }
+}
+
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
 }
@@ -311,15 +337,7 @@ async fn sockets_are_capped_per_address_and_spectators_per_game() {
     let w1 = Client::connect(server.addr, &game, None, None).await;
     let w2 = Client::connect(server.addr, &game, None, None).await;
     // A fourth socket from this address: refused before the upgrade.
-    let url = format!("ws://{}/api/games/{game}/ws", server.addr);
-    match tokio_tungstenite::connect_async(url).await {
-        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => {
-            assert_eq!(r.status().as_u16(), 429);
-            let body: serde_json::Value = serde_json::from_slice(r.body().as_deref().unwrap()).unwrap();
-            assert_eq!(body["code"], "rate_limited");
-        }
-        other => panic!("expected HTTP 429, got {other:?}"),
-    }
+    upgrade_refused(&server, &game).await;
     // A socket closed gives its place back.
     w2.close().await;
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -328,13 +346,7 @@ async fn sockets_are_capped_per_address_and_spectators_per_game() {
     player.close().await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let mut w4 = Client::connect_raw(server.addr, &game).await;
-    w4.send(&ClientMsg::Hello {
-        protocol: 1,
-        token: None,
-        v: None,
-        legal_moves: Default::default(),
-    })
-    .await;
+    anonymous_hello(&mut w4).await;
     assert_eq!(w4.error().await, ErrorCode::RateLimited);
     let (code, reason) = w4.close_frame().await.expect("a Close frame");
     assert_eq!(code, close_code::SPECTATORS_FULL, "{reason}");
@@ -398,13 +410,7 @@ async fn finished_games_are_served_from_the_store_without_becoming_rooms() {
         assert_eq!(record.phase, Phase::Finished);
     }
     let mut w = Client::connect_raw(server.addr, &game).await;
-    w.send(&ClientMsg::Hello {
-        protocol: 1,
-        token: None,
-        v: None,
-        legal_moves: Default::default(),
-    })
-    .await;
+    anonymous_hello(&mut w).await;
     assert!(matches!(w.next().await, ServerMsg::Welcome { .. }));
     match w.next().await {
         ServerMsg::Snapshot { game } => assert_eq!(game.phase, Phase::Finished),
@@ -773,16 +779,8 @@ async fn an_address_may_keep_only_a_few_sockets_waiting_for_hello() {
     let api = Api::new(server.base());
     let (_, game) = open_game(&api).await;
     let refused = || async {
-        let url = format!("ws://{}/api/games/{game}/ws", server.addr);
-        match tokio_tungstenite::connect_async(url).await {
-            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => {
-                assert_eq!(r.status().as_u16(), 429);
-                let body: serde_json::Value = serde_json::from_slice(r.body().as_deref().unwrap()).unwrap();
-                assert_eq!(body["code"], "rate_limited");
-                assert!(body["message"].as_str().unwrap().contains("hello"), "{body}");
-            }
-            other => panic!("expected HTTP 429, got {other:?}"),
-        }
+        let body = upgrade_refused(&server, &game).await;
+        assert!(body["message"].as_str().unwrap().contains("hello"), "{body}");
     };
     // Two sockets that say nothing; a third is refused before the upgrade.
     let mut silent = Client::connect_raw(server.addr, &game).await;
@@ -790,14 +788,7 @@ async fn an_address_may_keep_only_a_few_sockets_waiting_for_hello() {
     refused().await;
     // One says hello: a place is free again, and sockets that said hello
     // are not counted (only the address's whole cap, 100, binds them).
-    silent
-        .send(&ClientMsg::Hello {
-            protocol: 1,
-            token: None,
-            v: None,
-            legal_moves: Default::default(),
-        })
-        .await;
+    anonymous_hello(&mut silent).await;
     assert!(matches!(silent.next().await, ServerMsg::Welcome { .. }));
     let watchers = [
         Client::connect(server.addr, &game, None, None).await,
