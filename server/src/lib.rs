@@ -99,8 +99,8 @@ pub struct Config {
     /// The share of one core, percent, that password hashing takes while
     /// people play ([`pace::Pacer`]; 1–100).
     pub hashing_percent: u32,
-    /// Refusals of one address within [`cutoff::WINDOW`] (429 answers,
-    /// sockets closed for no `hello`) that cut it off at accept; 0: never.
+    /// Refusals of one address within [`cutoff::WINDOW`] (429 answers) that
+    /// cut it off at accept; 0: never.
     pub cut_off_refusals: u32,
     /// Game sockets of one address closed for never saying `hello` within
     /// [`cutoff::WINDOW`] that cut it off at accept; 0: never.

@@ -393,10 +393,9 @@ fn internal(e: &str) -> ApiError {
 pub struct Sockets {
     global: Arc<Semaphore>,
     per_addr: usize,
-    by_addr: Arc<Mutex<HashMap<ClientAddr, usize>>>,
     /// Sockets of one address that may wait for their `hello` at once.
     silent_per_addr: usize,
-    silent_by_addr: Arc<Mutex<HashMap<ClientAddr, usize>>>,
+    by_addr: Arc<Mutex<HashMap<ClientAddr, Held>>>,
     spectators_per_game: usize,
     by_game: Arc<Mutex<HashMap<String, usize>>>,
 }
@@ -406,25 +405,44 @@ pub struct Sockets {
 pub struct SocketPermit {
     _global: OwnedSemaphorePermit,
     addr: ClientAddr,
-    by_addr: Arc<Mutex<HashMap<ClientAddr, usize>>>,
-    /// Its place among its address's sockets waiting for `hello`, until it
-    /// says it.
-    silent: Option<Arc<Mutex<HashMap<ClientAddr, usize>>>>,
+    by_addr: Arc<Mutex<HashMap<ClientAddr, Held>>>,
+    /// It has not said `hello` yet (and counts among its address's silent sockets).
+    silent: bool,
+}
+
+/// The game sockets an address holds, and how many of them have not said
+/// `hello` yet.
+#[derive(Debug, Default)]
+struct Held {
+    open: usize,
+    silent: usize,
 }
 
 impl SocketPermit {
+    /// Gives back its places: the silent one (`silent_only`), or all.
+    fn give_back(&mut self, silent_only: bool) {
+        let mut m = self.by_addr.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(h) = m.get_mut(&self.addr) else { return };
+        if std::mem::take(&mut self.silent) {
+            h.silent -= 1;
+        }
+        if !silent_only {
+            h.open -= 1;
+            if h.open == 0 {
+                m.remove(&self.addr);
+            }
+        }
+    }
+
     /// The socket said `hello`: it no longer counts as silent.
     pub fn said_hello(&mut self) {
-        if let Some(silent) = self.silent.take() {
-            release(&silent, &self.addr);
-        }
+        self.give_back(true);
     }
 }
 
 impl Drop for SocketPermit {
     fn drop(&mut self) {
-        self.said_hello();
-        release(&self.by_addr, &self.addr);
+        self.give_back(false);
     }
 }
 
@@ -480,9 +498,8 @@ impl Sockets {
         Sockets {
             global: Arc::new(Semaphore::new(global.min(Semaphore::MAX_PERMITS))),
             per_addr,
-            by_addr: Arc::default(),
             silent_per_addr,
-            silent_by_addr: Arc::default(),
+            by_addr: Arc::default(),
             spectators_per_game: spectators,
             by_game: Arc::default(),
         }
@@ -493,18 +510,30 @@ impl Sockets {
         let global = Arc::clone(&self.global)
             .try_acquire_owned()
             .map_err(|_| SocketRefusal::Full)?;
-        if !take(&self.by_addr, addr, self.per_addr) {
-            return Err(SocketRefusal::AddressFull);
-        }
-        if !take(&self.silent_by_addr, addr, self.silent_per_addr) {
-            release(&self.by_addr, &addr);
-            return Err(SocketRefusal::AddressSilent);
+        {
+            let mut m = self.by_addr.lock().unwrap_or_else(|e| e.into_inner());
+            let h = m.entry(addr).or_default();
+            let refusal = if h.open >= self.per_addr {
+                Some(SocketRefusal::AddressFull)
+            } else if h.silent >= self.silent_per_addr {
+                Some(SocketRefusal::AddressSilent)
+            } else {
+                None
+            };
+            if let Some(r) = refusal {
+                if h.open == 0 {
+                    m.remove(&addr);
+                }
+                return Err(r);
+            }
+            h.open += 1;
+            h.silent += 1;
         }
         Ok(SocketPermit {
             _global: global,
             addr,
             by_addr: Arc::clone(&self.by_addr),
-            silent: Some(Arc::clone(&self.silent_by_addr)),
+            silent: true,
         })
     }
 
@@ -1002,8 +1031,14 @@ mod tests {
         let mut a5 = s.admit(a).unwrap();
         a5.said_hello();
         // a1, a3, a4, a5 said hello and hold 4 of the 5 places; one more.
-        let _a6 = s.admit(a).unwrap();
+        let a6 = s.admit(a).unwrap();
         assert_eq!(s.admit(a).unwrap_err(), SocketRefusal::AddressFull);
+        // Every socket gone: the address is forgotten; so is one only ever refused.
+        drop((a1, a3, a4, a5, a6));
+        assert!(s.by_addr.lock().unwrap().is_empty());
+        let none = Sockets::new(100, 0, 1, 1);
+        assert_eq!(none.admit(b).unwrap_err(), SocketRefusal::AddressFull);
+        assert!(none.by_addr.lock().unwrap().is_empty());
     }
 
     #[test]

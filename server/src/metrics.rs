@@ -142,7 +142,7 @@ impl Metrics {
         counter(
             &mut out,
             "sanguo_cut_off_connections_total",
-            "Connections closed as accepted: their address was cut off for repeated refusals.",
+            "Connections closed as accepted: their address was cut off (repeated refusals or silent sockets).",
             &self.cut_off_connections.load(Ordering::Relaxed),
         );
         counter(

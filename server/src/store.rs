@@ -635,7 +635,7 @@ impl Store {
         let sqlite = url.starts_with("sqlite:");
         let options: AnyConnectOptions = url.parse()?;
         let health = Arc::new(watch::channel(true).0);
-        let down = Arc::clone(&health);
+        let up = Arc::clone(&health);
         let pool = AnyPoolOptions::new()
             // SQLite has one writer at a time: one connection avoids busy errors.
             .max_connections(if sqlite { 1 } else { 32 })
@@ -648,7 +648,7 @@ impl Store {
             // down, is tested first, and dropped if it does not answer.
             .test_before_acquire(false)
             .before_acquire(move |conn, meta| {
-                let test = meta.idle_for >= TEST_IDLE_CONNECTION || !*down.borrow();
+                let test = meta.idle_for >= TEST_IDLE_CONNECTION || !*up.borrow();
                 Box::pin(async move {
                     if test {
                         conn.ping().await?;

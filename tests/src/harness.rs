@@ -433,6 +433,31 @@ impl Client {
         }
     }
 
+    /// Opens a game socket that the server refuses before the upgrade: its
+    /// HTTP status and JSON body (panics if the socket opens).
+    pub async fn refused(addr: SocketAddr, game: &str) -> (u16, serde_json::Value) {
+        match tokio_tungstenite::connect_async(format!("ws://{addr}/api/games/{game}/ws")).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => {
+                let body = serde_json::from_slice(r.body().as_deref().unwrap_or_default())
+                    .unwrap_or_else(|e| panic!("HTTP {} without a JSON body: {e}", r.status()));
+                (r.status().as_u16(), body)
+            }
+            other => panic!("expected the socket refused, got {other:?}"),
+        }
+    }
+
+    /// Says `hello` without a token (this protocol version, no version seen,
+    /// the legal moves for every seat); what comes back is left to read.
+    pub async fn anonymous_hello(&mut self) {
+        self.send(&ClientMsg::Hello {
+            protocol: PROTOCOL_VERSION,
+            token: None,
+            v: None,
+            legal_moves: Default::default(),
+        })
+        .await;
+    }
+
     /// Sends a protocol message.
     pub async fn send(&mut self, m: &ClientMsg) {
         self.send_text(serde_json::to_string(m).unwrap()).await;

@@ -24,30 +24,13 @@ async fn limited(f: impl FnOnce(&mut server::Config)) -> (TestDb, TestServer) {
     (db, TestServer::start(c))
 }
 
-/// An anonymous `hello` on `c`.
-async fn anonymous_hello(c: &mut Client) {
-    c.send(&ClientMsg::Hello {
-        protocol: 1,
-        token: None,
-        v: None,
-        legal_moves: Default::default(),
-    })
-    .await;
-}
-
 /// A game socket from 127.0.0.1 refused before the upgrade with HTTP 429
 /// `rate_limited`; the JSON body.
 async fn upgrade_refused(server: &TestServer, game: &str) -> serde_json::Value {
-    let url = format!("ws://{}/api/games/{game}/ws", server.addr);
-    match tokio_tungstenite::connect_async(url).await {
-        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => {
-            assert_eq!(r.status().as_u16(), 429);
-            let body: serde_json::Value = serde_json::from_slice(r.body().as_deref().unwrap()).unwrap();
-            assert_eq!(body["code"], "rate_limited");
-            body
-        }
-        other => panic!("expected HTTP 429, got {other:?}"),
-    }
+    let (status, body) = Client::refused(server.addr, game).await;
+    assert_eq!(status, 429, "{body}");
+    assert_eq!(body["code"], "rate_limited");
+    body
 }
 
 fn ip(s: &str) -> IpAddr {
@@ -346,7 +329,7 @@ async fn sockets_are_capped_per_address_and_spectators_per_game() {
     player.close().await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let mut w4 = Client::connect_raw(server.addr, &game).await;
-    anonymous_hello(&mut w4).await;
+    w4.anonymous_hello().await;
     assert_eq!(w4.error().await, ErrorCode::RateLimited);
     let (code, reason) = w4.close_frame().await.expect("a Close frame");
     assert_eq!(code, close_code::SPECTATORS_FULL, "{reason}");
@@ -410,7 +393,7 @@ async fn finished_games_are_served_from_the_store_without_becoming_rooms() {
         assert_eq!(record.phase, Phase::Finished);
     }
     let mut w = Client::connect_raw(server.addr, &game).await;
-    anonymous_hello(&mut w).await;
+    w.anonymous_hello().await;
     assert!(matches!(w.next().await, ServerMsg::Welcome { .. }));
     match w.next().await {
         ServerMsg::Snapshot { game } => assert_eq!(game.phase, Phase::Finished),
@@ -788,7 +771,7 @@ async fn an_address_may_keep_only_a_few_sockets_waiting_for_hello() {
     refused().await;
     // One says hello: a place is free again, and sockets that said hello
     // are not counted (only the address's whole cap, 100, binds them).
-    anonymous_hello(&mut silent).await;
+    silent.anonymous_hello().await;
     assert!(matches!(silent.next().await, ServerMsg::Welcome { .. }));
     let watchers = [
         Client::connect(server.addr, &game, None, None).await,

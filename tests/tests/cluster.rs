@@ -754,14 +754,7 @@ async fn the_lobby_shows_presence_and_the_penalty_box_holds_on_every_node() {
     assert_eq!((code, reason.as_str()), (1008, server::ws::FLOOD_CLOSE_REASON));
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut again = sanguo_tests::harness::Client::connect_raw(c.addrs[1], &game).await;
-    again
-        .send(&ClientMsg::Hello {
-            protocol: PROTOCOL_VERSION,
-            token: None,
-            v: None,
-            legal_moves: Default::default(),
-        })
-        .await;
+    again.anonymous_hello().await;
     assert_eq!(again.error().await, protocol::ErrorCode::RateLimited);
     assert!(again.errors[0].message.contains("flooding"), "{:?}", again.errors);
 }

@@ -92,15 +92,9 @@ async fn game_sockets_leave_open_files_in_reserve() {
     let game = api.create_game(&s.token, &CreateGame::default()).await.id;
     let _a = sanguo_tests::harness::Client::connect(server.addr, &game, None, None).await;
     let _b = sanguo_tests::harness::Client::connect(server.addr, &game, None, None).await;
-    let url = format!("ws://{}/api/games/{game}/ws", server.addr);
-    match tokio_tungstenite::connect_async(url).await {
-        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => {
-            assert_eq!(r.status().as_u16(), 503);
-            let body: serde_json::Value = serde_json::from_slice(r.body().as_deref().unwrap()).unwrap();
-            assert_eq!(body["code"], "busy");
-        }
-        other => panic!("expected HTTP 503, got {other:?}"),
-    }
+    let (status, body) = sanguo_tests::harness::Client::refused(server.addr, &game).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["code"], "busy");
     assert_eq!(api.get_text("/healthz").await, (200, "ok\n".to_owned()));
     server.stop().await;
 }

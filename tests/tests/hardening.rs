@@ -91,14 +91,7 @@ async fn an_anonymous_flooder_keeps_its_address_out_for_a_while() {
     // Back from the same address without a session: refused after hello (after a tarpit of up to
     // a second), before the room sees it.
     let mut again = Client::connect_raw(server.addr, &t.game).await;
-    again
-        .send(&ClientMsg::Hello {
-            protocol: protocol::PROTOCOL_VERSION,
-            token: None,
-            v: None,
-            legal_moves: Default::default(),
-        })
-        .await;
+    again.anonymous_hello().await;
     assert_eq!(again.error().await, ErrorCode::RateLimited);
     let refused_after = cut_at.elapsed();
     assert!(

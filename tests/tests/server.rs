@@ -225,13 +225,7 @@ async fn bad_input_is_answered_and_changes_nothing() {
     ))
     .await;
     assert_eq!(w.error().await, ErrorCode::FrameTooLarge);
-    w.send(&ClientMsg::Hello {
-        protocol: 1,
-        token: None,
-        v: None,
-        legal_moves: Default::default(),
-    })
-    .await;
+    w.anonymous_hello().await;
     assert_eq!(w.error().await, ErrorCode::HelloFirst);
     // Unparseable, illegal, out of turn.
     w.send(&ClientMsg::Move {
