@@ -564,6 +564,12 @@ async fn connection(
     // One-way lag estimate (half the round trip, smoothed), ms.
     let mut lag_ms: u64 = 0;
     let mut rtt_ms: Option<u64> = None;
+    // Made once and kept: registered with the shutdown token the first time
+    // the loop waits, not again on every message read or written (a fresh
+    // future each turn registered and unregistered itself in the token's
+    // list of waiters, shared by every connection, each time the task slept).
+    let shutdown = s.shutdown.clone().cancelled_owned();
+    tokio::pin!(shutdown);
 
     let end = loop {
         let frame = tokio::select! {
@@ -602,7 +608,7 @@ async fn connection(
                 }
             }
             f = socket.recv() => f,
-            () = s.shutdown.cancelled() => break End::Shutdown,
+            () = &mut shutdown => break End::Shutdown,
             _ = ticker.tick() => {
                 if last_heard.elapsed() > interval * 3 {
                     break End::Silent;

@@ -793,14 +793,17 @@ struct Outage {
 /// turned away (they reconnect) and snapshots refused.
 const MAX_DEFERRED: usize = 1024;
 
-/// The next change of the store's health (never, without one).
-async fn health_changed(h: &mut Option<watch::Receiver<bool>>) -> bool {
+/// The store's next change of health (true: up), with the receiver to
+/// wait for the one after; never, without a receiver or once the store's
+/// side is gone.
+async fn health_changed(h: Option<watch::Receiver<bool>>) -> (bool, Option<watch::Receiver<bool>>) {
     match h {
-        Some(h) => {
+        Some(mut h) => {
             if h.changed().await.is_err() {
                 std::future::pending::<()>().await;
             }
-            *h.borrow_and_update()
+            let up = *h.borrow_and_update();
+            (up, Some(h))
         }
         None => std::future::pending().await,
     }
@@ -857,6 +860,28 @@ impl Actor {
         if self.live_counted {
             self.ctx.metrics.live_games.fetch_add(1, Ordering::Relaxed);
         }
+        // The signals and the clock's timer are made once and kept across
+        // turns of the loop: each registers itself (with the shutdown
+        // token, the lease, the store's health, the timer wheel) the first
+        // time the room waits, not again after every message. Fresh futures
+        // each turn registered and unregistered all of them every time the
+        // room slept, in lists shared by every room.
+        let shutdown = self.ctx.shutdown.clone().cancelled_owned();
+        tokio::pin!(shutdown);
+        let lost = self.lost.clone();
+        let lost = async move {
+            match lost {
+                Some(lost) => lost.cancelled_owned().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(lost);
+        let health = health_changed(self.health.take());
+        tokio::pin!(health);
+        let timer = tokio::time::sleep_until(Instant::now());
+        tokio::pin!(timer);
+        // The deadline `timer` holds, when it is armed.
+        let mut armed: Option<Instant> = None;
         loop {
             // A finished game nobody watches leaves memory after a while; the
             // record is in the store and a later visitor restores it.
@@ -870,14 +895,20 @@ impl Actor {
                 None => self.room.next_wakeup().map(|ms| self.instant_of(ms)),
                 Some(_) => None,
             };
+            if let Some(at) = wake
+                && armed != Some(at)
+            {
+                timer.as_mut().reset(at);
+            }
+            armed = wake;
             let thinking = self.thinking.as_mut().map(|t| &mut t.task);
             let has_thinking = thinking.is_some();
-            let lost = self.lost.clone();
             let ok = tokio::select! {
-                _ = self.ctx.shutdown.cancelled() => break,
-                _ = async move { lost?.cancelled().await; Some(()) }, if self.lost.is_some() => break,
+                () = &mut shutdown => break,
+                () = &mut lost => break,
                 _ = tokio::time::sleep(FINISHED_IDLE), if idle => break,
-                up = health_changed(&mut self.health) => {
+                (up, rx) = &mut health => {
+                    health.set(health_changed(rx));
                     if up {
                         self.recover().await
                     } else {
@@ -890,7 +921,8 @@ impl Actor {
                     Some(msg) => self.dispatch(msg).await,
                     None => break,
                 },
-                _ = tokio::time::sleep_until(wake.unwrap_or_else(Instant::now)), if wake.is_some() => {
+                () = &mut timer, if wake.is_some() => {
+                    armed = None;
                     let step = self.room.tick(self.now(), wall_ms());
                     self.commit_and_send(step, None).await
                 }
