@@ -114,6 +114,13 @@ struct ServeArgs {
     /// Messages per second a connection may send (burst: twice that).
     #[arg(long, env = "SANGUO_MSGS_PER_SEC", default_value_t = 20)]
     messages_per_second: u32,
+    /// Threads that run the server's tasks (connections, rooms, the store):
+    /// default, one per core the process may use. With one, the runtime is
+    /// tokio's single-threaded one, which skips the work-stealing
+    /// machinery that a lone worker pays for and never uses. Bot searches
+    /// and password hashing run on threads of their own either way.
+    #[arg(long, env = "SANGUO_WORKER_THREADS", value_parser = clap::value_parser!(u16).range(1..))]
+    worker_threads: Option<u16>,
     /// Bot searches run at once, on blocking threads (default: the number of cores).
     #[arg(long, env = "SANGUO_BOT_THREADS")]
     bot_threads: Option<usize>,
@@ -308,7 +315,20 @@ fn serve(args: ServeArgs) -> Result<()> {
         game_sockets = server::limits::socket_cap(config.max_sockets, files, config.fd_reserve),
         "open-file limit"
     );
-    let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;
+    let workers = args.worker_threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
+    tracing::info!(workers, "runtime");
+    let runtime = if workers == 1 {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .enable_all()
+            .build()
+    }
+    .context("starting the runtime")?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
