@@ -180,15 +180,19 @@ impl RoomHandle {
 
     /// A player's action; errors go back on the connection's queue.
     pub async fn act(&self, conn: u64, act: Act, lag_ms: u64) -> bool {
-        self.tx
-            .send(Msg::Act {
-                conn,
-                act: Box::new(act),
-                lag_ms,
-                received: Instant::now(),
-            })
-            .await
-            .is_ok()
+        let msg = Msg::Act {
+            conn,
+            act: Box::new(act),
+            lag_ms,
+            received: Instant::now(),
+        };
+        // Every move comes this way: a room with room in its mailbox takes
+        // it at once, without the future of an awaited send.
+        match self.tx.try_send(msg) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(msg)) => self.tx.send(msg).await.is_ok(),
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
     }
 
     /// A chat line; errors go back on the connection's queue.
