@@ -823,9 +823,11 @@ fn storage_unavailable() -> ErrorBody {
 struct Actor {
     room: Room,
     /// Cluster mode: cancelled when this node loses its lease (the game is
-    /// someone else's to take over; the room stops without a write).
+    /// someone else's to take over; the room stops without a write). Taken
+    /// by [`Actor::run`], which waits on it.
     lost: Option<CancellationToken>,
-    /// The store's health, watched to pause the game while it is out.
+    /// The store's health, watched to pause the game while it is out. Taken
+    /// by [`Actor::run`], which waits on it.
     health: Option<watch::Receiver<bool>>,
     /// Set while the store is out.
     outage: Option<Outage>,
@@ -872,7 +874,7 @@ impl Actor {
         // room slept, in lists shared by every room.
         let shutdown = self.ctx.shutdown.clone().cancelled_owned();
         tokio::pin!(shutdown);
-        let lost = self.lost.clone();
+        let lost = self.lost.take();
         let lost = async move {
             match lost {
                 Some(lost) => lost.cancelled_owned().await,
