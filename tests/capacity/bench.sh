@@ -28,8 +28,8 @@ psql -q "$PG/postgres" -c "create database $DB" >/dev/null
 ulimit -n 20000
 # loadgen's clients all come from 127.0.0.1: the per-address limits are off here (the
 # `abuse` tool measures them).
-SANGUO_SESSIONS_PER_MIN=0 SANGUO_GAMES_PER_MIN=0 SANGUO_MAX_SOCKETS_PER_ADDR=100000 SANGUO_MAX_SILENT_SOCKETS_PER_ADDR=100000 SANGUO_MAX_SOCKETS=100000 \
-RUST_LOG=warn DATABASE_URL="$PG/$DB" setsid nice -n -10 taskset -c 1 "$BIN" serve \
+. "$DIR/tests/capacity/unlimited.sh"
+env "${UNLIMITED[@]}" RUST_LOG=warn DATABASE_URL="$PG/$DB" setsid nice -n -10 taskset -c 1 "$BIN" serve \
     --listen 127.0.0.1:$PORT --messages-per-second $MSGS >"/tmp/capacity-$LABEL.log" 2>&1 &
 SP=$!
 for _ in $(seq 100); do curl -sf 127.0.0.1:$PORT/healthz >/dev/null && break; sleep 0.1; done

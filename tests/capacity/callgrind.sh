@@ -15,6 +15,7 @@
 # and a line "LABEL: N instructions / M moves = X per move".
 set -eu
 BIN=$1; LOADGEN=$2; LABEL=$3; shift 3
+. "$(dirname "$0")/unlimited.sh"
 ARGS=("$@"); [ ${#ARGS[@]} -eq 0 ] && ARGS=(--games 40 --think-ms 1000)
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
 PORT=${PORT:-8191}
@@ -25,8 +26,7 @@ run() { # $1 = part, $2 = seconds; prints "instructions moves"
     local DB=cg_$(date +%s%N | tail -c 8) OUT=/tmp/callgrind-$LABEL-$1.out
     psql -q "$PG/postgres" -c "create database $DB" >/dev/null
     rm -f "$OUT"
-    SANGUO_SESSIONS_PER_MIN=0 SANGUO_GAMES_PER_MIN=0 SANGUO_MAX_SOCKETS_PER_ADDR=100000 SANGUO_MAX_SILENT_SOCKETS_PER_ADDR=100000 \
-    RUST_LOG=warn DATABASE_URL="$PG/$DB" valgrind --tool=callgrind --callgrind-out-file="$OUT" \
+    env "${UNLIMITED[@]}" RUST_LOG=warn DATABASE_URL="$PG/$DB" valgrind --tool=callgrind --callgrind-out-file="$OUT" \
         "$BIN" serve --listen 127.0.0.1:$PORT --messages-per-second 1000 >"/tmp/callgrind-$LABEL-$1.log" 2>&1 &
     local SP=$!
     for _ in $(seq 600); do curl -sf 127.0.0.1:$PORT/healthz >/dev/null && break; sleep 0.2; done

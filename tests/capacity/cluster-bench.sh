@@ -13,6 +13,7 @@ PG=${PG:-postgres://postgres@127.0.0.1:5432}
 NATS=${NATS:-nats://127.0.0.1:4222}
 NODES=${NODES:-3}
 DIR=$(cd "$(dirname "$0")/../.." && pwd)
+. "$DIR/tests/capacity/unlimited.sh"
 ulimit -n 20000
 run() { # label nodes nats(0|1)
   local label=$1 n=$2 cluster=$3
@@ -24,8 +25,7 @@ run() { # label nodes nats(0|1)
     local port=$((8280 + i))
     local extra=()
     [ "$cluster" = 1 ] && extra=(--nats-url "$NATS" --node-name "b$i")
-    SANGUO_SESSIONS_PER_MIN=0 SANGUO_GAMES_PER_MIN=0 SANGUO_MAX_SOCKETS_PER_ADDR=100000 SANGUO_MAX_SILENT_SOCKETS_PER_ADDR=100000 SANGUO_MAX_SOCKETS=100000 \
-    RUST_LOG=warn DATABASE_URL="$PG/$db" setsid nice -n -10 taskset -c 1 "$BIN" serve \
+    env "${UNLIMITED[@]}" RUST_LOG=warn DATABASE_URL="$PG/$db" setsid nice -n -10 taskset -c 1 "$BIN" serve \
         --listen 127.0.0.1:$port --messages-per-second 1000 "${extra[@]}" >"/tmp/cluster-bench-$label-$i.log" 2>&1 &
     pids+=($!)
     urls+=("http://127.0.0.1:$port")
