@@ -76,11 +76,7 @@ pub fn relist(status: &Status) -> MoveTexts {
 
 /// The texts of `moves`, written from the points' names ([`Move::parts`]).
 fn texts(moves: &[Move]) -> MoveTexts {
-    let mut texts = MoveTexts::with_capacity(moves.len());
-    for m in moves {
-        texts.push_concat(m.parts());
-    }
-    texts
+    MoveTexts::from_parts(moves.iter().map(Move::parts))
 }
 
 /// Why `mv` is refused in a 三国象棋 status (`None`: it is legal).
