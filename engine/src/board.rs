@@ -329,6 +329,22 @@ impl Iterator for PointSetIter {
         }
         None
     }
+
+    /// Word by word, without the iterator's state between points: what
+    /// `for_each` (and every adaptor that folds) runs.
+    #[inline]
+    fn fold<B, F: FnMut(B, Point) -> B>(self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        for (i, &word) in self.words.iter().enumerate().skip(self.word) {
+            let mut w = word;
+            while w != 0 {
+                let bit = w.trailing_zeros() as usize;
+                w &= w - 1;
+                acc = f(acc, Point((i * 64 + bit) as u8));
+            }
+        }
+        acc
+    }
 }
 
 /// A slide ray: the points met going from a point along one line in one

@@ -318,6 +318,12 @@ impl Position {
         (c != 0).then(|| Piece::from_code(c))
     }
 
+    /// The code of the piece on `p` ([`Piece::code`]; 0 for none).
+    #[inline]
+    pub(crate) fn code_at(&self, p: Point) -> u8 {
+        self.squares[p.index()]
+    }
+
     /// The points holding pieces of `side`.
     #[inline]
     pub fn pieces_of(&self, side: Side) -> PointSet {

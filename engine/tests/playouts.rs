@@ -28,8 +28,10 @@ fn direction(cw: bool) -> Direction {
 
 /// Checks every invariant on one position reached in a playout.
 fn check_position(pos: &Position) {
-    // Text round-trips.
+    // Text round-trips, and is what the formatting machinery writes.
     let text = format_position(pos);
+    assert_eq!(text, reference_text(pos));
+    assert_eq!(text.capacity(), text.len(), "no spare capacity: the text is kept");
     let back = parse_position(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(back, *pos, "{text}");
     // Eliminated sides have no pieces; live sides have their king.
@@ -58,6 +60,30 @@ fn check_position(pos: &Position) {
             "a side to move without a legal move is resolved by play: {text}"
         );
     }
+}
+
+/// The position text of RULES §7 written plainly with `format!`: what
+/// [`format_position`] writes byte by byte from its tables.
+fn reference_text(pos: &Position) -> String {
+    let placement: Vec<String> = pos.pieces().map(|(p, pc)| format!("{pc}@{p}")).collect();
+    let live: String = pos.live_in_order().map(|s| s.to_string()).collect();
+    let mut flags: Vec<String> = Vec::new();
+    flags.extend(pos.retaliation_pairs().map(|(a, b)| format!("R:{a}{b}")));
+    flags.extend(pos.standing_pairs().map(|(a, b)| format!("S:{a}{b}")));
+    if pos.no_king_capture() {
+        flags.push("N".to_owned());
+    }
+    let flags = if flags.is_empty() {
+        "-".to_owned()
+    } else {
+        flags.join(";")
+    };
+    format!(
+        "{} {} {live} {flags} {}",
+        placement.join(","),
+        pos.turn(),
+        pos.direction()
+    )
 }
 
 /// After a move that eliminated nobody, the side to move cannot capture the mover's king.
