@@ -442,6 +442,7 @@ pub struct Board {
     fans: PointSet,
     forward: Vec<[Option<Point>; 3]>,
     king_steps: Vec<PointSet>,
+    pivot_lines: PointSet,
 }
 
 static BOARD: LazyLock<Board> = LazyLock::new(Board::build);
@@ -571,6 +572,13 @@ impl Board {
     #[inline]
     pub fn king_steps(&self, p: Point) -> &PointSet {
         &self.king_steps[p.index()]
+    }
+
+    /// Every side's file 5 and `O`: the points whose emptying can open a view
+    /// between two kings through `O` (the 枢轴线 rule, RULES §4).
+    #[inline]
+    pub fn pivot_lines(&self) -> PointSet {
+        self.pivot_lines
     }
 
     /// For a rectangle point `Xfr` with r ≤ 5, the point one rank forward on
@@ -820,8 +828,14 @@ impl Board {
                 set
             })
             .collect();
+        let mut pivot_lines: PointSet = Side::ALL
+            .into_iter()
+            .flat_map(|s| (1..=6).map(move |r| Point::rect(s, 5, r)))
+            .collect();
+        pivot_lines.insert(Point::O);
         Board {
             king_steps,
+            pivot_lines,
             lines,
             cells,
             edge_points,

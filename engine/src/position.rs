@@ -494,24 +494,25 @@ impl Position {
     }
 
     /// [`Position::attacked_by`] after a move `m` (played on `self`) that
-    /// neither moved nor took a king, when `by` did not attack `k` before it.
-    /// Only what the move can have opened is looked at: the rays from `k`
-    /// it `touched` (bit `i`: the `i`-th of `board().rays(k)`, see
-    /// [`Safety::touched`]), a horse's leg or an elephant's eye it emptied,
-    /// and the kings' view through O. Pieces of `by` did not move; on an
-    /// untouched ray the first two pieces, and what lies before them, are as
-    /// they were.
-    fn attacked_after(&self, k: Point, by: Side, m: Move, touched: u8) -> bool {
+    /// neither moved nor took a king, when `a.by` did not attack `a.k` before
+    /// it. Only what the move can have opened is looked at: the rays from
+    /// `a.k` it `touched` (bit `i`: the `i`-th of `board().rays(k)`, see
+    /// [`Safety::touched`]), a horse's leg or an elephant's eye it emptied
+    /// ([`STEPS_OPENED`]), and the kings' view through O when it emptied a
+    /// point of a file 5 or O ([`PIVOT_OPENED`]; filling one only closes
+    /// views). Pieces of `by` did not move; on an untouched ray the first two
+    /// pieces, and what lies before them, are as they were.
+    fn attacked_after(&self, a: &RayAttackers, m: Move, touched: u8) -> bool {
         let b = board();
-        if touched != 0 {
-            let a = RayAttackers::new(self, k, by);
-            for (i, ray) in b.rays(k).iter().enumerate() {
-                if touched & (1 << i) != 0 && self.ray_attacks(&a, b.ray_points(ray)) {
+        if touched & RAY_BITS != 0 {
+            for (i, ray) in b.rays(a.k).iter().enumerate() {
+                if touched & (1 << i) != 0 && self.ray_attacks(a, b.ray_points(ray)) {
                     return true;
                 }
             }
         }
-        self.steps_attack(k, by, Some(m.from)) || self.pivot_attack(k, by)
+        (touched & STEPS_OPENED != 0 && self.steps_attack(a.k, a.by, Some(m.from)))
+            || (touched & PIVOT_OPENED != 0 && self.pivot_attack(a.k, a.by))
     }
 
     /// Whether a horse of `by` attacks `k` over an empty leg, or an elephant
@@ -904,13 +905,15 @@ impl Position {
         };
         Safety {
             king,
-            thr,
             tgt,
             attacked_thr: live && self.attacked_by(king, thr),
             attacked_tgt: live && self.attacked_by(king, tgt),
             facing: live && self.king_faces_any(s),
             sensitive,
             rays,
+            steps: *board().king_steps(king),
+            ray_thr: RayAttackers::new(self, king, thr),
+            ray_tgt: RayAttackers::new(self, king, tgt),
         }
     }
 
@@ -1008,19 +1011,22 @@ impl Position {
         }
         let k = after.kings[s.index()].unwrap();
         let touched = if inc { ctx.touched(m) } else { 0 };
-        let attacked = |by: Side, before: bool| {
+        let attacked = |a: &RayAttackers, before: bool| {
             if inc && !before {
-                after.attacked_after(k, by, m, touched)
+                after.attacked_after(a, m, touched)
             } else {
-                after.attacked_by(k, by)
+                after.attacked_by(k, a.by)
             }
         };
+        // Whether target attacks the king after the move without that
+        // being forbidden: then the king may still face another king.
+        let mut tgt_attacks = false;
         if live == 3 {
-            let (thr, tgt) = (ctx.thr, ctx.tgt);
-            if (!quiet || ctx.attacked_thr) && attacked(thr, ctx.attacked_thr) {
+            let tgt = ctx.tgt;
+            if (!quiet || ctx.attacked_thr) && attacked(&ctx.ray_thr, ctx.attacked_thr) {
                 return false;
             }
-            if (!quiet || ctx.attacked_tgt) && attacked(tgt, ctx.attacked_tgt) {
+            if (!quiet || ctx.attacked_tgt) && attacked(&ctx.ray_tgt, ctx.attacked_tgt) {
                 // Only forbidden when target holds (or will hold) a right to hit back.
                 if self.has_standing_check(tgt, s) {
                     return false;
@@ -1031,10 +1037,11 @@ impl Position {
                 if after.attacked_by(after.kings[tgt.index()].unwrap(), s) {
                     return false;
                 }
+                tgt_attacks = true;
             }
         } else if inc {
             // Two sides live before and after: `thr` is the other one.
-            if (!quiet || ctx.attacked_thr) && attacked(ctx.thr, ctx.attacked_thr) {
+            if (!quiet || ctx.attacked_thr) && attacked(&ctx.ray_thr, ctx.attacked_thr) {
                 return false;
             }
         } else {
@@ -1044,7 +1051,12 @@ impl Position {
                 }
             }
         }
-        if quiet && !ctx.facing {
+        // A king that faces another king attacks it (照面), along a line or
+        // through O, and so is attacked by it: with no other side attacking
+        // the king after the move (a quiet move attacks with nothing it did
+        // not attack with before), it faces none.
+        if !tgt_attacks {
+            debug_assert!(!after.faces_along(s, k, u8::MAX), "{self:?}: {m}");
             return true;
         }
         // As for attacks: what faced nothing before can only face through
@@ -1252,6 +1264,7 @@ impl Position {
 }
 
 /// What [`Position::attacked_by`] needs of `by` to look along a ray from `k`.
+#[derive(Copy, Clone, Debug)]
 struct RayAttackers {
     k: Point,
     by: Side,
@@ -1287,7 +1300,6 @@ impl RayAttackers {
 #[derive(Copy, Clone, Debug)]
 struct Safety {
     king: Point,
-    thr: Side,
     tgt: Side,
     attacked_thr: bool,
     attacked_tgt: bool,
@@ -1295,14 +1307,32 @@ struct Safety {
     /// [`Position::king_sensitive`] of `king`: all of it, and per ray.
     sensitive: PointSet,
     rays: [PointSet; MAX_RAYS],
+    /// The legs and eyes toward `king` ([`Board::king_steps`]).
+    ///
+    /// [`Board::king_steps`]: crate::board::Board::king_steps
+    steps: PointSet,
+    /// What `attacked_by` needs of `thr` and of `tgt` along the rays from
+    /// `king`: the same after any move that leaves the king where it is and
+    /// every side in the game.
+    ray_thr: RayAttackers,
+    ray_tgt: RayAttackers,
 }
 
 /// The most rays from one point (a test checks it).
 const MAX_RAYS: usize = 6;
 
+/// [`Safety::touched`]'s bits for the rays from the king.
+const RAY_BITS: u8 = (1 << MAX_RAYS) - 1;
+/// [`Safety::touched`]'s bit for a move from a leg or an eye toward the king.
+const STEPS_OPENED: u8 = 1 << MAX_RAYS;
+/// [`Safety::touched`]'s bit for a move from a point of a file 5 or O.
+const PIVOT_OPENED: u8 = 1 << (MAX_RAYS + 1);
+
 impl Safety {
     /// The rays from `king` (bit `i`: the `i`-th of `board().rays(king)`)
-    /// whose sensitive stretch `m` touches.
+    /// whose sensitive stretch `m` touches, and whether `m` leaves a leg or
+    /// an eye toward `king` ([`STEPS_OPENED`]) or a point of the views
+    /// through O ([`PIVOT_OPENED`]).
     #[inline]
     fn touched(&self, m: Move) -> u8 {
         let mut bits = 0;
@@ -1310,6 +1340,12 @@ impl Safety {
             if set.contains(m.from) || set.contains(m.to) {
                 bits |= 1 << i;
             }
+        }
+        if self.steps.contains(m.from) {
+            bits |= STEPS_OPENED;
+        }
+        if board().pivot_lines().contains(m.from) {
+            bits |= PIVOT_OPENED;
         }
         bits
     }
