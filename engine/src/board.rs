@@ -265,6 +265,12 @@ impl PointSet {
         self.0[i >> 6] &= !(1u64 << (i & 63));
     }
 
+    /// Whether the two sets have a point in common.
+    #[inline]
+    pub const fn intersects(&self, other: &PointSet) -> bool {
+        (self.0[0] & other.0[0]) | (self.0[1] & other.0[1]) | (self.0[2] & other.0[2]) != 0
+    }
+
     /// Whether the set is empty.
     #[inline]
     pub const fn is_empty(&self) -> bool {
@@ -443,6 +449,9 @@ pub struct Board {
     forward: Vec<[Option<Point>; 3]>,
     king_steps: Vec<PointSet>,
     pivot_lines: PointSet,
+    ray_sets: Rows<PointSet>,
+    step_sources: Vec<PointSet>,
+    adjacent: Vec<PointSet>,
 }
 
 static BOARD: LazyLock<Board> = LazyLock::new(Board::build);
@@ -572,6 +581,28 @@ impl Board {
     #[inline]
     pub fn king_steps(&self, p: Point) -> &PointSet {
         &self.king_steps[p.index()]
+    }
+
+    /// The points of each ray leaving `p`, as sets, in the order of
+    /// [`Board::rays`]: a piece acting along a ray (chariot, cannon, king,
+    /// soldier) can act on `p` only if one of them holds it.
+    #[inline]
+    pub fn ray_sets(&self, p: Point) -> &[PointSet] {
+        self.ray_sets.row(p.index())
+    }
+
+    /// Where a horse or an elephant can stand to move onto `p` (the starts
+    /// of the 日 and 田 moves ending on it, legs and eyes aside).
+    #[inline]
+    pub fn step_sources(&self, p: Point) -> &PointSet {
+        &self.step_sources[p.index()]
+    }
+
+    /// The points one step from `p`: its neighbours, diagonals and drawn
+    /// diagonals (where a king, prince, consort or advisor attacks from).
+    #[inline]
+    pub fn adjacent(&self, p: Point) -> &PointSet {
+        &self.adjacent[p.index()]
     }
 
     /// Every side's file 5 and `O`: the points whose emptying can open a view
@@ -828,6 +859,31 @@ impl Board {
                 set
             })
             .collect();
+        let ray_sets: Vec<Vec<PointSet>> = rays
+            .iter()
+            .map(|rs| {
+                rs.iter()
+                    .map(|r| {
+                        ray_points[r.start as usize..][..r.len as usize]
+                            .iter()
+                            .copied()
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        let step_sources: Vec<PointSet> = Point::all()
+            .map(|p| {
+                let ri = ri_to[p.index()].iter().map(|r| r.from);
+                ri.chain(tian_to[p.index()].iter().map(|t| t.from)).collect()
+            })
+            .collect();
+        let adjacent: Vec<PointSet> = Point::all()
+            .map(|p| {
+                let i = p.index();
+                nb[i].iter().chain(&diagonals[i]).chain(&drawn[i]).copied().collect()
+            })
+            .collect();
         let mut pivot_lines: PointSet = Side::ALL
             .into_iter()
             .flat_map(|s| (1..=6).map(move |r| Point::rect(s, 5, r)))
@@ -836,6 +892,9 @@ impl Board {
         Board {
             king_steps,
             pivot_lines,
+            ray_sets: Rows::from_nested(&ray_sets),
+            step_sources,
+            adjacent,
             lines,
             cells,
             edge_points,

@@ -456,15 +456,37 @@ impl Position {
 
     /// Whether a piece of `by` attacks point `k`: could capture there by its
     /// move rule, hostility aside; a king also attacks a king it sees (照面).
+    ///
+    /// Every attacker is a piece of `by`: a ray, the starts of the horse and
+    /// elephant moves onto `k`, or the points a step away that hold none of
+    /// `by`'s pieces attack with nothing, and a test of sets says so without
+    /// reading the squares.
     pub fn attacked_by(&self, k: Point, by: Side) -> bool {
+        let fast = self.attacked_by_with(k, by, true);
+        // Every test run checks the sets' shortcut against reading every square.
+        debug_assert_eq!(fast, self.attacked_by_with(k, by, false), "{self:?}: {k} by {by}");
+        fast
+    }
+
+    /// [`Position::attacked_by`]; `sets: false` reads every square, without
+    /// the shortcut of the sets.
+    #[inline]
+    fn attacked_by_with(&self, k: Point, by: Side, sets: bool) -> bool {
         let b = board();
         let sq = &self.squares;
+        let theirs = self.by_side[by.index()];
+        let may = |set: &PointSet| !sets || theirs.intersects(set);
         let a = RayAttackers::new(self, k, by);
-        if b.rays(k).iter().any(|ray| self.ray_attacks(&a, b.ray_points(ray))) {
+        for (ray, set) in b.rays(k).iter().zip(b.ray_sets(k)) {
+            if may(set) && self.ray_attacks(&a, b.ray_points(ray)) {
+                return true;
+            }
+        }
+        if may(b.step_sources(k)) && self.steps_attack(k, by, None) {
             return true;
         }
-        if self.steps_attack(k, by, None) {
-            return true;
+        if !may(b.adjacent(k)) {
+            return self.pivot_attack(k, by);
         }
         let code = |r: Role| Piece { side: by, role: r }.code();
         let prince = code(Role::Prince);
@@ -504,14 +526,18 @@ impl Position {
     /// pieces, and what lies before them, are as they were.
     fn attacked_after(&self, a: &RayAttackers, m: Move, touched: u8) -> bool {
         let b = board();
+        // As in `attacked_by`: only where `by` has a piece.
+        let theirs = self.by_side[a.by.index()];
         if touched & RAY_BITS != 0 {
-            for (i, ray) in b.rays(a.k).iter().enumerate() {
-                if touched & (1 << i) != 0 && self.ray_attacks(a, b.ray_points(ray)) {
+            for (i, (ray, set)) in b.rays(a.k).iter().zip(b.ray_sets(a.k)).enumerate() {
+                if touched & (1 << i) != 0 && theirs.intersects(set) && self.ray_attacks(a, b.ray_points(ray)) {
                     return true;
                 }
             }
         }
-        (touched & STEPS_OPENED != 0 && self.steps_attack(a.k, a.by, Some(m.from)))
+        (touched & STEPS_OPENED != 0
+            && theirs.intersects(b.step_sources(a.k))
+            && self.steps_attack(a.k, a.by, Some(m.from)))
             || (touched & PIVOT_OPENED != 0 && self.pivot_attack(a.k, a.by))
     }
 
@@ -937,14 +963,19 @@ impl Position {
             | 1 << (Role::Soldier as u8 + 1);
         let b = board();
         let own = self.squares[k.index()] >> 4;
+        let others = (0..3)
+            .filter(|&i| i != own as usize)
+            .fold(PointSet::EMPTY, |all, i| all.union(self.by_side[i]));
         let mut all = *b.king_steps(k);
         let mut rays = [PointSet::EMPTY; MAX_RAYS];
         debug_assert!(b.rays(k).len() <= MAX_RAYS);
-        for (ray, set) in b.rays(k).iter().zip(&mut rays) {
-            let armed = b.ray_points(ray).iter().any(|&q| {
-                let c = self.squares[q.index()];
-                q == Point::O || (c != 0 && c >> 4 != own && LINE & (1 << (c & 15)) != 0)
-            });
+        for ((ray, ray_set), set) in b.rays(k).iter().zip(b.ray_sets(k)).zip(&mut rays) {
+            let armed = ray_set.contains(Point::O)
+                || (others.intersects(ray_set)
+                    && b.ray_points(ray).iter().any(|&q| {
+                        let c = self.squares[q.index()];
+                        c != 0 && c >> 4 != own && LINE & (1 << (c & 15)) != 0
+                    }));
             if !armed {
                 continue;
             }
