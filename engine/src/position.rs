@@ -521,7 +521,7 @@ impl Position {
     /// `a.k` it `touched` (bit `i`: the `i`-th of `board().rays(k)`, see
     /// [`Safety::touched`]), a horse's leg or an elephant's eye it emptied
     /// ([`STEPS_OPENED`]), and the kings' view through O when it emptied a
-    /// point of a file 5 or O ([`PIVOT_OPENED`]; filling one only closes
+    /// point that can open it ([`PIVOT_OPENED`]; filling one only closes
     /// views). Pieces of `by` did not move; on an untouched ray the first two
     /// pieces, and what lies before them, are as they were.
     fn attacked_after(&self, a: &RayAttackers, m: Move, touched: u8) -> bool {
@@ -639,6 +639,29 @@ impl Position {
             return false;
         }
         (rank + 1..=6).all(|r| self.squares[Point::rect(s, 5, r).index()] == 0)
+    }
+
+    /// The points whose emptying can open a view through O from `side`'s
+    /// king on `k` (the moves of any piece but that king): none when the
+    /// king is off its file 5 or two pieces stand between it and O (or on
+    /// O), the one piece when one does, and else every file 5 (the other
+    /// king's line).
+    fn pivot_openers(&self, k: Point, side: Side) -> PointSet {
+        let PointKind::Rect { side: s, file: 5, rank } = k.kind() else {
+            return PointSet::EMPTY;
+        };
+        if s != side {
+            return PointSet::EMPTY;
+        }
+        let mut between = (rank + 1..=6)
+            .map(|r| Point::rect(s, 5, r))
+            .chain([Point::O])
+            .filter(|p| self.squares[p.index()] != 0);
+        match (between.next(), between.next()) {
+            (None, _) => board().pivot_lines(),
+            (Some(p), None) => [p].into_iter().collect(),
+            (Some(_), Some(_)) => PointSet::EMPTY,
+        }
     }
 
     /// Whether `side`'s king sees another king (照面): along a clear line, or
@@ -938,6 +961,7 @@ impl Position {
             sensitive,
             rays,
             steps: *board().king_steps(king),
+            pivot_lines: self.pivot_openers(king, s),
             ray_thr: RayAttackers::new(self, king, thr),
             ray_tgt: RayAttackers::new(self, king, tgt),
         }
@@ -1342,6 +1366,9 @@ struct Safety {
     ///
     /// [`Board::king_steps`]: crate::board::Board::king_steps
     steps: PointSet,
+    /// The points a move must leave to open a view through O from `king`
+    /// ([`Position::pivot_openers`]).
+    pivot_lines: PointSet,
     /// What `attacked_by` needs of `thr` and of `tgt` along the rays from
     /// `king`: the same after any move that leaves the king where it is and
     /// every side in the game.
@@ -1356,14 +1383,15 @@ const MAX_RAYS: usize = 6;
 const RAY_BITS: u8 = (1 << MAX_RAYS) - 1;
 /// [`Safety::touched`]'s bit for a move from a leg or an eye toward the king.
 const STEPS_OPENED: u8 = 1 << MAX_RAYS;
-/// [`Safety::touched`]'s bit for a move from a point of a file 5 or O.
+/// [`Safety::touched`]'s bit for a move from a point whose emptying can open
+/// the king's view through O ([`Position::pivot_openers`]).
 const PIVOT_OPENED: u8 = 1 << (MAX_RAYS + 1);
 
 impl Safety {
     /// The rays from `king` (bit `i`: the `i`-th of `board().rays(king)`)
     /// whose sensitive stretch `m` touches, and whether `m` leaves a leg or
-    /// an eye toward `king` ([`STEPS_OPENED`]) or a point of the views
-    /// through O ([`PIVOT_OPENED`]).
+    /// an eye toward `king` ([`STEPS_OPENED`]) or a point that can open its
+    /// view through O ([`PIVOT_OPENED`]).
     #[inline]
     fn touched(&self, m: Move) -> u8 {
         let mut bits = 0;
@@ -1375,7 +1403,7 @@ impl Safety {
         if self.steps.contains(m.from) {
             bits |= STEPS_OPENED;
         }
-        if board().pivot_lines().contains(m.from) {
+        if self.pivot_lines.contains(m.from) {
             bits |= PIVOT_OPENED;
         }
         bits

@@ -1,0 +1,79 @@
+//! Random sparse positions with the kings on their file 5 and pieces on the
+//! lines through O: the legality shortcut's view through O (and every other
+//! shortcut) meets positions that playouts from the start seldom reach.
+//! `legal_moves` and `checked` check each shortcut against the full
+//! computation by debug assertions (`cargo test`, not `--release`).
+
+use engine::position::Setup;
+use engine::{Direction, Piece, Point, Position, Role, Side, Sides};
+
+/// xorshift64, a fixed seed: the same positions every run.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+#[test]
+fn kings_on_their_file_5() {
+    const ROLES: [Role; 6] = [
+        Role::Chariot,
+        Role::Cannon,
+        Role::Horse,
+        Role::Soldier,
+        Role::Elephant,
+        Role::Prince,
+    ];
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut tested = 0;
+    for _ in 0..50_000 {
+        let mut setup = Setup::initial(if rng.below(2) == 0 {
+            Direction::Ccw
+        } else {
+            Direction::Cw
+        });
+        setup.board = [None; 184];
+        let out = Side::from_index(rng.below(3));
+        let three = rng.below(2) == 0;
+        setup.live = Sides::EMPTY;
+        for s in Side::ALL.into_iter().filter(|&s| three || s != out) {
+            setup.live.insert(s);
+            setup.board[Point::rect(s, 5, 1 + rng.below(4) as u8).index()] = Some(Piece {
+                side: s,
+                role: Role::King,
+            });
+        }
+        let sides: Vec<Side> = setup.live.iter().collect();
+        for _ in 0..rng.below(8) {
+            // Half of them on a file 5 or O.
+            let p = if rng.below(2) == 0 {
+                match rng.below(5) {
+                    0 => Point::O,
+                    _ => Point::rect(Side::from_index(rng.below(3)), 5, 1 + rng.below(6) as u8),
+                }
+            } else {
+                Point::from_index(rng.below(184))
+            };
+            if setup.board[p.index()].is_none() {
+                let side = sides[rng.below(sides.len())];
+                let role = ROLES[rng.below(ROLES.len())];
+                setup.board[p.index()] = Some(Piece { side, role });
+            }
+        }
+        setup.turn = sides[rng.below(sides.len())];
+        setup.no_king_capture = rng.below(4) == 0;
+        let Ok(pos) = Position::from_setup(&setup) else {
+            continue;
+        };
+        tested += 1;
+        let moves = pos.legal_moves();
+        assert!(moves.windows(2).all(|w| w[0] < w[1]), "canonical order: {pos:?}");
+        let _ = pos.checked();
+    }
+    assert!(tested > 40_000, "only {tested} positions were valid");
+}
