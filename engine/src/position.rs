@@ -727,7 +727,8 @@ impl Position {
     }
 
     /// Pseudo-legal moves of the side to move: by the piece rules of §3 and
-    /// hostility of §4, before the king-safety conditions.
+    /// hostility of §4, before the king-safety conditions; in canonical
+    /// order (ascending from index, then to index).
     pub fn pseudo_legal_moves(&self, moves: &mut MoveList) {
         moves.clear();
         if self.is_over() {
@@ -752,7 +753,10 @@ impl Position {
 
         for from in self.by_side[s.index()].iter() {
             let role = Piece::from_code(sq[from.index()]).role;
-            let mut push = |to: Point| moves.push(Move { from, to });
+            // A piece's destinations gathered as a set come out by index:
+            // the list is in canonical order as it is made.
+            let mut dests = PointSet::EMPTY;
+            let mut push = |to: Point| dests.insert(to);
             match role {
                 Role::King => {
                     let region = b.king_region(s);
@@ -864,9 +868,13 @@ impl Position {
                     }
                 }
             }
+            dests.iter().for_each(|to| moves.push(Move { from, to }));
         }
 
-        // Flying king captures (照面): the king takes a king it sees.
+        // Flying king captures (照面): the king takes a king it sees. Each
+        // goes in its place in the order (a capture along a line is listed
+        // even if it is also a step, as it always was; one through O only
+        // if it is not listed yet). Seldom any.
         if kings_ok && let Some(k) = self.king(s) {
             for ray in b.rays(k) {
                 let nf = ray.new_from();
@@ -874,7 +882,7 @@ impl Position {
                     let c = sq[q.index()];
                     if c != 0 {
                         if i >= nf && c & 15 == KING_CODE && capturable(c) {
-                            moves.push(Move { from: k, to: q });
+                            insert_in_order(moves, Move { from: k, to: q });
                         }
                         break;
                     }
@@ -886,12 +894,13 @@ impl Position {
                         let kt = self.kings[t.index()].unwrap();
                         let m = Move { from: k, to: kt };
                         if self.pivot_clear(kt, t) && !moves.contains(&m) {
-                            moves.push(m);
+                            insert_in_order(moves, m);
                         }
                     }
                 }
             }
         }
+        debug_assert!(moves.is_sorted(), "{self:?}: {moves:?}");
     }
 
     /// Legal moves of the side to move, in canonical order (ascending from
@@ -900,8 +909,8 @@ impl Position {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
         let ctx = self.safety();
+        // In canonical order as generated; `retain` keeps the order.
         moves.retain(|m| self.is_legal_in(*m, &ctx));
-        sort_nearly_sorted(&mut moves);
         moves
     }
 
@@ -1410,21 +1419,10 @@ impl Safety {
     }
 }
 
-/// Sorts moves by (from, to). The generator lists them by ascending `from`
-/// already (a piece's destinations in ray order, the king's 照面 captures
-/// last), so an insertion sort by one integer key moves few of them.
-fn sort_nearly_sorted(moves: &mut [Move]) {
-    let key = |m: &Move| (m.from.index() as u16) << 8 | m.to.index() as u16;
-    for i in 1..moves.len() {
-        let m = moves[i];
-        let k = key(&m);
-        let mut j = i;
-        while j > 0 && key(&moves[j - 1]) > k {
-            moves[j] = moves[j - 1];
-            j -= 1;
-        }
-        moves[j] = m;
-    }
+/// Inserts `m` into the ordered `moves` after the moves not above it.
+fn insert_in_order(moves: &mut MoveList, m: Move) {
+    let at = moves.partition_point(|x| *x <= m);
+    moves.insert(at, m);
 }
 
 fn all_pairs() -> impl Iterator<Item = (Side, Side)> {
