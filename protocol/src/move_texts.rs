@@ -96,65 +96,6 @@ impl MoveTexts {
         self.len += 1;
     }
 
-    /// The texts made of each item's parts, one after the other (`["W51",
-    /// "-", "W41"]`), in order: what [`MoveTexts::push_concat`] of each gives.
-    ///
-    /// Written byte by byte into one buffer and made a string once: a room
-    /// lists the side to move's ~50 moves after every move, and a copy per
-    /// part of a few bytes (a call each) cost more than storing the bytes.
-    ///
-    /// # Panics
-    /// When a text is not a move text ([`MoveTexts::is_move_text`]).
-    pub fn from_parts<'a, const N: usize, I>(items: I) -> MoveTexts
-    where
-        I: IntoIterator<Item = [&'a str; N]>,
-    {
-        /// A text and its quotes and comma this long or shorter are put
-        /// together on the stack and appended as one fixed-size copy (the
-        /// spare bytes cut off after): every move text of the variants is.
-        const SHORT: usize = 16;
-        let items = items.into_iter();
-        let mut joined: Vec<u8> = Vec::with_capacity(items.size_hint().0 * 11);
-        let mut len = 0;
-        for parts in items {
-            let start = joined.len();
-            let size: usize = parts.iter().map(|p| p.len()).sum::<usize>() + 3;
-            if size <= SHORT {
-                let mut buf = [0u8; SHORT];
-                buf[0] = b'"';
-                let mut n = 1;
-                for part in parts {
-                    for &b in part.as_bytes() {
-                        buf[n] = b;
-                        n += 1;
-                    }
-                }
-                buf[n] = b'"';
-                buf[n + 1] = b',';
-                joined.extend_from_slice(&buf);
-                joined.truncate(start + size);
-            } else {
-                joined.push(b'"');
-                for part in parts {
-                    joined.extend_from_slice(part.as_bytes());
-                }
-                joined.extend_from_slice(b"\",");
-            }
-            let text = &joined[start + 1..start + size - 2];
-            assert!(
-                !text.is_empty() && text.iter().all(|&b| PLAIN[usize::from(b)]),
-                "not a move text: {:?}",
-                parts.concat()
-            );
-            len += 1;
-        }
-        MoveTexts {
-            // Printable ASCII, every byte checked above.
-            joined: String::from_utf8(joined).expect("move texts are ASCII"),
-            len,
-        }
-    }
-
     /// The [`fmt::Display`] texts of `items` (a variant's moves), each
     /// written in place, with no string of its own.
     ///
@@ -465,12 +406,9 @@ mod tests {
         let mut parts = MoveTexts::new();
         parts.push_concat(["W72", "-", "W54"]);
         parts.push_concat(["", "O", ""]);
-        let long = "a".repeat(40);
-        parts.push_concat([&long[..20], "-", &long[20..]]);
-        let long_text = format!("{}-{}", &long[..20], &long[20..]);
-        assert_eq!(parts, ["W72-W54", "O", &long_text[..]]);
+        assert_eq!(parts, ["W72-W54", "O"]);
         let mut whole = MoveTexts::new();
-        whole.extend(["W72-W54", "O", &long_text[..]]);
+        whole.extend(["W72-W54", "O"]);
         assert_eq!(parts, whole);
         let bad: [fn(&mut MoveTexts); 4] = [
             |t| t.push_concat(["", ""]),
@@ -481,15 +419,6 @@ mod tests {
         for (i, push) in bad.into_iter().enumerate() {
             let caught = std::panic::catch_unwind(|| push(&mut MoveTexts::new()));
             assert!(caught.is_err(), "bad text {i} was listed");
-        }
-        // A list made at once is the list pushed text by text.
-        let all = MoveTexts::from_parts([["W72", "-", "W54"], ["", "O", ""], [&long[..20], "-", &long[20..]]]);
-        assert_eq!(all, parts);
-        assert_eq!(all.len(), 3);
-        assert_eq!(MoveTexts::from_parts(Vec::<[&str; 3]>::new()), MoveTexts::new());
-        for bad in [["W72", "-", "é"], ["", "", ""], ["a", "\"", "b"]] {
-            let caught = std::panic::catch_unwind(|| MoveTexts::from_parts([["W51", "-", "W41"], bad]));
-            assert!(caught.is_err(), "bad text {bad:?} was listed");
         }
         // Every byte is judged alike by the table and the rule.
         for b in 0..=255u8 {

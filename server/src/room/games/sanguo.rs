@@ -76,7 +76,11 @@ pub fn relist(status: &Status) -> MoveTexts {
 
 /// The texts of `moves`, written from the points' names ([`Move::parts`]).
 fn texts(moves: &[Move]) -> MoveTexts {
-    MoveTexts::from_parts(moves.iter().map(Move::parts))
+    let mut texts = MoveTexts::with_capacity(moves.len());
+    for m in moves {
+        texts.push_concat(m.parts());
+    }
+    texts
 }
 
 /// Why `mv` is refused in a 三国象棋 status (`None`: it is legal).
