@@ -96,6 +96,33 @@ impl MoveTexts {
         self.len += 1;
     }
 
+    /// A list from its texts as they are kept and sent: each in quotes and
+    /// followed by a comma (`"W51-W41","W51-W61",`), in one string written by
+    /// a variant at once (a room lists the side to move's ~50 moves after
+    /// every move; text by text, that costs several times more). Checked in
+    /// one pass: `None` unless it is exactly that, every text a move text
+    /// ([`MoveTexts::is_move_text`]).
+    pub fn from_joined(joined: String) -> Option<MoveTexts> {
+        let b = joined.as_bytes();
+        let mut len = 0;
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] != b'"' {
+                return None;
+            }
+            i += 1;
+            // A quote is not plain: the text ends at the first one.
+            let rest = &b[i..];
+            let text = rest.iter().position(|&c| !PLAIN[usize::from(c)]).unwrap_or(rest.len());
+            if text == 0 || rest.get(text) != Some(&b'"') || rest.get(text + 1) != Some(&b',') {
+                return None;
+            }
+            i += text + 2;
+            len += 1;
+        }
+        Some(MoveTexts { joined, len })
+    }
+
     /// The [`fmt::Display`] texts of `items` (a variant's moves), each
     /// written in place, with no string of its own.
     ///
@@ -406,9 +433,12 @@ mod tests {
         let mut parts = MoveTexts::new();
         parts.push_concat(["W72", "-", "W54"]);
         parts.push_concat(["", "O", ""]);
-        assert_eq!(parts, ["W72-W54", "O"]);
+        let long = "a".repeat(40);
+        parts.push_concat([&long[..20], "-", &long[20..]]);
+        let long_text = format!("{}-{}", &long[..20], &long[20..]);
+        assert_eq!(parts, ["W72-W54", "O", &long_text[..]]);
         let mut whole = MoveTexts::new();
-        whole.extend(["W72-W54", "O"]);
+        whole.extend(["W72-W54", "O", &long_text[..]]);
         assert_eq!(parts, whole);
         let bad: [fn(&mut MoveTexts); 4] = [
             |t| t.push_concat(["", ""]),
@@ -419,6 +449,25 @@ mod tests {
         for (i, push) in bad.into_iter().enumerate() {
             let caught = std::panic::catch_unwind(|| push(&mut MoveTexts::new()));
             assert!(caught.is_err(), "bad text {i} was listed");
+        }
+        // A list given whole is the list pushed text by text, and only a
+        // well-made one is taken.
+        let joined = format!("\"W72-W54\",\"O\",\"{long_text}\",");
+        assert_eq!(MoveTexts::from_joined(joined), Some(parts.clone()));
+        assert_eq!(MoveTexts::from_joined(String::new()), Some(MoveTexts::new()));
+        for bad in [
+            "\"W72-W54\"",
+            "\"W72-W54\",\"",
+            "W72-W54,",
+            "\"\",",
+            "\"a\"b\",",
+            "\"é\",",
+            "\"a\nb\",",
+            "\"a\\b\",",
+            "\"a\";",
+            "\"a\",,",
+        ] {
+            assert_eq!(MoveTexts::from_joined(bad.to_owned()), None, "{bad:?} was taken");
         }
         // Every byte is judged alike by the table and the rule.
         for b in 0..=255u8 {

@@ -3,10 +3,12 @@
 //! commands, its effects the [`Happened`] list, its §6 counters and limits
 //! the status's `counters` and the snapshot's `limits`.
 
+use std::sync::LazyLock;
 use std::time::Instant;
 
+use engine::board::NUM_POINTS;
 use engine::game::{Action, Event, GameError};
-use engine::{Effect, Game, Move, MoveList, format_position, parse_move, parse_position};
+use engine::{Effect, Game, Move, MoveList, Point, format_position, parse_move, parse_position};
 use protocol::{
     Counters, Departure, ErrorBody, ErrorCode, GameResult, GameSettings, MoveTexts, PendingOffer, Side, Status, Variant,
 };
@@ -74,13 +76,49 @@ pub fn relist(status: &Status) -> MoveTexts {
         .unwrap_or_default()
 }
 
-/// The texts of `moves`, written from the points' names ([`Move::parts`]).
+/// Each point's name ([`Point::name`], 1 to 3 bytes) as 4 bytes and its
+/// length: a move's text is put together from two of them with fixed-size
+/// copies.
+static NAMES: LazyLock<Vec<([u8; 4], usize)>> = LazyLock::new(|| {
+    (0..NUM_POINTS)
+        .map(|i| {
+            let name = Point::from_index(i).name().as_bytes();
+            let mut bytes = [0; 4];
+            bytes[..name.len()].copy_from_slice(name);
+            (bytes, name.len())
+        })
+        .collect()
+});
+
+/// The texts of `moves` (`W51-W41`, [`Move::parts`]), written into one
+/// string as they are sent, each from the two points' names with copies of
+/// a fixed size, and checked once ([`MoveTexts::from_joined`]): a room lists
+/// the side to move's ~50 moves after every move, and pushed text by text,
+/// part by part, they cost ~200 instructions each.
 fn texts(moves: &[Move]) -> MoveTexts {
-    let mut texts = MoveTexts::with_capacity(moves.len());
+    let names = &*NAMES;
+    let mut joined = Vec::with_capacity(moves.len() * 10);
     for m in moves {
-        texts.push_concat(m.parts());
+        let (from, from_len) = names[m.from.index()];
+        let (to, to_len) = names[m.to.index()];
+        // `"` from `-` to `",`, and spare bytes cut off below.
+        let mut text = [0u8; 16];
+        text[0] = b'"';
+        text[1..5].copy_from_slice(&from);
+        let n = 1 + from_len;
+        text[n] = b'-';
+        text[n + 1..n + 5].copy_from_slice(&to);
+        let n = n + 1 + to_len;
+        text[n] = b'"';
+        text[n + 1] = b',';
+        let start = joined.len();
+        joined.extend_from_slice(&text);
+        joined.truncate(start + n + 2);
     }
-    texts
+    String::from_utf8(joined)
+        .ok()
+        .and_then(MoveTexts::from_joined)
+        .expect("move texts are made of point names")
 }
 
 /// Why `mv` is refused in a 三国象棋 status (`None`: it is legal).
@@ -347,6 +385,30 @@ mod tests {
 
     use super::*;
     use crate::room::games::{self, parse_command};
+
+    /// The texts written from the names table are the moves' display texts,
+    /// for every move of positions met in play.
+    #[test]
+    fn legal_move_texts_are_the_moves_texts() {
+        let mut game = SanguoGame::new(&settings());
+        let mut checked = 0;
+        for ply in 0..120 {
+            checked += 1;
+            let pos = game.game.position().clone();
+            let moves = pos.legal_moves();
+            let listed = texts(&moves);
+            let expected: Vec<String> = moves.iter().map(Move::to_string).collect();
+            assert_eq!(listed, expected, "ply {ply}");
+            let Some(&m) = moves.get(ply * 7 % moves.len().max(1)) else {
+                break;
+            };
+            let side = game.to_move().expect("a side to move");
+            if game.apply(side, Command::Play(m.to_string()), ply as u64).is_err() || game.is_finished() {
+                break;
+            }
+        }
+        assert!(checked > 30, "only {checked} positions looked at");
+    }
 
     fn settings() -> GameSettings {
         GameSettings {
