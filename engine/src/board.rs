@@ -289,6 +289,16 @@ impl PointSet {
         PointSet([self.0[0] | other.0[0], self.0[1] | other.0[1], self.0[2] | other.0[2]])
     }
 
+    /// The points of `self` not in `other`.
+    #[inline]
+    pub const fn difference(self, other: PointSet) -> PointSet {
+        PointSet([
+            self.0[0] & !other.0[0],
+            self.0[1] & !other.0[1],
+            self.0[2] & !other.0[2],
+        ])
+    }
+
     /// The points in index order.
     #[inline]
     pub fn iter(self) -> PointSetIter {
@@ -452,6 +462,7 @@ pub struct Board {
     ray_sets: Rows<PointSet>,
     step_sources: Vec<PointSet>,
     adjacent: Vec<PointSet>,
+    step_dests: Vec<[[PointSet; 3]; 4]>,
 }
 
 static BOARD: LazyLock<Board> = LazyLock::new(Board::build);
@@ -581,6 +592,16 @@ impl Board {
     #[inline]
     pub fn king_steps(&self, p: Point) -> &PointSet {
         &self.king_steps[p.index()]
+    }
+
+    /// Where a stepping piece standing on `p` may go on an empty board, as a
+    /// set: `kind` 0 king (neighbours in its king region), 1 consort
+    /// (neighbours and drawn diagonals in its king region), 2 advisor
+    /// (drawn diagonals in its palace), 3 prince (neighbours and diagonals,
+    /// any side).
+    #[inline]
+    pub fn step_dests(&self, kind: usize, s: Side, p: Point) -> PointSet {
+        self.step_dests[p.index()][kind][s.index()]
     }
 
     /// The points of each ray leaving `p`, as sets, in the order of
@@ -884,6 +905,25 @@ impl Board {
                 nb[i].iter().chain(&diagonals[i]).chain(&drawn[i]).copied().collect()
             })
             .collect();
+        let step_dests: Vec<[[PointSet; 3]; 4]> = Point::all()
+            .map(|p| {
+                let i = p.index();
+                let in_set = |pts: &[&[Point]], region: Option<PointSet>| -> PointSet {
+                    pts.iter()
+                        .flat_map(|v| v.iter())
+                        .copied()
+                        .filter(|q| region.is_none_or(|r| r.contains(*q)))
+                        .collect()
+                };
+                let per_side = |f: &dyn Fn(usize) -> PointSet| [f(0), f(1), f(2)];
+                [
+                    per_side(&|s| in_set(&[&nb[i]], Some(king_region[s]))),
+                    per_side(&|s| in_set(&[&nb[i], &drawn[i]], Some(king_region[s]))),
+                    per_side(&|s| in_set(&[&drawn[i]], Some(palace[s]))),
+                    per_side(&|_| in_set(&[&nb[i], &diagonals[i]], None)),
+                ]
+            })
+            .collect();
         let mut pivot_lines: PointSet = Side::ALL
             .into_iter()
             .flat_map(|s| (1..=6).map(move |r| Point::rect(s, 5, r)))
@@ -895,6 +935,7 @@ impl Board {
             ray_sets: Rows::from_nested(&ray_sets),
             step_sources,
             adjacent,
+            step_dests,
             lines,
             cells,
             edge_points,

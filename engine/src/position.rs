@@ -749,6 +749,21 @@ impl Position {
             c == 0 || (hostile_mask & (1 << (c >> 4)) != 0 && (kings_ok || c & 15 != KING_CODE))
         };
         let capturable = |c: u8| hostile_mask & (1 << (c >> 4)) != 0 && (kings_ok || c & 15 != KING_CODE);
+        // The points no move of `s` may end on: its own pieces, those of the
+        // sides it may not take, and the kings when no king may be taken.
+        let mut barred = PointSet::EMPTY;
+        for t in Side::ALL {
+            if hostile_mask & (1 << t as u8) == 0 {
+                barred = barred.union(self.by_side[t.index()]);
+            } else if !kings_ok && let Some(k) = self.kings[t.index()] {
+                barred.insert(k);
+            }
+        }
+        let open = |q: Point| -> bool {
+            let ok = !barred.contains(q);
+            debug_assert_eq!(ok, target_ok(q), "{self:?}: {q}");
+            ok
+        };
         let phase2 = self.live.count() < 3;
 
         for from in self.by_side[s.index()].iter() {
@@ -758,48 +773,21 @@ impl Position {
             let mut dests = PointSet::EMPTY;
             let mut push = |to: Point| dests.insert(to);
             match role {
-                Role::King => {
-                    let region = b.king_region(s);
-                    for &q in b.neighbours(from) {
-                        if region.contains(q) && target_ok(q) {
-                            push(q);
-                        }
-                    }
-                }
-                Role::Consort => {
-                    let region = b.king_region(s);
-                    for &q in b.neighbours(from).iter().chain(b.drawn_diagonals(from)) {
-                        if region.contains(q) && target_ok(q) {
-                            push(q);
-                        }
-                    }
-                }
-                Role::Advisor => {
-                    let region = b.palace(s);
-                    for &q in b.drawn_diagonals(from) {
-                        if region.contains(q) && target_ok(q) {
-                            push(q);
-                        }
-                    }
-                }
-                Role::Prince => {
-                    for &q in b.neighbours(from).iter().chain(b.diagonals(from)) {
-                        if target_ok(q) {
-                            push(q);
-                        }
-                    }
-                }
+                Role::King => dests = b.step_dests(0, s, from).difference(barred),
+                Role::Consort => dests = b.step_dests(1, s, from).difference(barred),
+                Role::Advisor => dests = b.step_dests(2, s, from).difference(barred),
+                Role::Prince => dests = b.step_dests(3, s, from).difference(barred),
                 Role::Elephant => {
                     let region = self.elephant_region(s);
                     for t in b.tian_from(from) {
-                        if sq[t.eye.index()] == 0 && region.contains(t.to) && target_ok(t.to) {
+                        if sq[t.eye.index()] == 0 && region.contains(t.to) && open(t.to) {
                             push(t.to);
                         }
                     }
                 }
                 Role::Horse => {
                     for r in b.ri_from(from) {
-                        if sq[r.leg.index()] == 0 && r.to != Point::O && target_ok(r.to) {
+                        if sq[r.leg.index()] == 0 && r.to != Point::O && open(r.to) {
                             push(r.to);
                         }
                     }
@@ -814,7 +802,7 @@ impl Position {
                                     push(q);
                                 }
                             } else {
-                                if i >= nf && capturable(c) {
+                                if i >= nf && open(q) {
                                     push(q);
                                 }
                                 break;
@@ -837,7 +825,7 @@ impl Position {
                                     screened = true;
                                 }
                             } else if c != 0 {
-                                if i >= nf && capturable(c) {
+                                if i >= nf && open(q) {
                                     push(q);
                                 }
                                 break;
@@ -856,12 +844,12 @@ impl Position {
                             continue;
                         }
                         let nf = ray.new_from();
-                        if nf == 0 && target_ok(q1) {
+                        if nf == 0 && open(q1) {
                             push(q1);
                         }
                         if phase2 && sq[q1.index()] == 0 && pts.len() > 1 && nf <= 1 {
                             let q2 = pts[1];
-                            if !zone.contains(q2) && target_ok(q2) {
+                            if !zone.contains(q2) && open(q2) {
                                 push(q2);
                             }
                         }
