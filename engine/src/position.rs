@@ -864,7 +864,19 @@ impl Position {
         // even if it is also a step, as it always was; one through O only
         // if it is not listed yet). Seldom any.
         if kings_ok && let Some(k) = self.king(s) {
-            for ray in b.rays(k) {
+            // Only a ray holding a king it may take can give one.
+            let mut prey = PointSet::EMPTY;
+            for t in Side::ALL {
+                if hostile_mask & (1 << t as u8) != 0
+                    && let Some(kt) = self.kings[t.index()]
+                {
+                    prey.insert(kt);
+                }
+            }
+            for (ray, set) in b.rays(k).iter().zip(b.ray_sets(k)) {
+                if !set.intersects(&prey) {
+                    continue;
+                }
                 let nf = ray.new_from();
                 for (i, &q) in b.ray_points(ray).iter().enumerate() {
                     let c = sq[q.index()];
