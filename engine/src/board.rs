@@ -463,6 +463,7 @@ pub struct Board {
     step_sources: Vec<PointSet>,
     adjacent: Vec<PointSet>,
     step_dests: Vec<[[PointSet; 3]; 4]>,
+    soldier_steps: Vec<[PointSet; 3]>,
 }
 
 static BOARD: LazyLock<Board> = LazyLock::new(Board::build);
@@ -602,6 +603,14 @@ impl Board {
     #[inline]
     pub fn step_dests(&self, kind: usize, s: Side, p: Point) -> PointSet {
         self.step_dests[p.index()][kind][s.index()]
+    }
+
+    /// Where a soldier of `s` standing on `p` may step on an empty board
+    /// (one point along a ray, forward only inside its no-soldier zone,
+    /// never into it): the single steps of move generation.
+    #[inline]
+    pub fn soldier_steps(&self, s: Side, p: Point) -> PointSet {
+        self.soldier_steps[p.index()][s.index()]
     }
 
     /// The points of each ray leaving `p`, as sets, in the order of
@@ -924,6 +933,27 @@ impl Board {
                 ]
             })
             .collect();
+        let soldier_steps: Vec<[PointSet; 3]> = Point::all()
+            .map(|from| {
+                let per_side = |s: usize| -> PointSet {
+                    let zone = no_soldier[s];
+                    let in_zone = zone.contains(from);
+                    let fwd = if in_zone { forward[from.index()][s] } else { None };
+                    let mut set = PointSet::EMPTY;
+                    for ray in &rays[from.index()] {
+                        let q1 = ray_points[ray.start as usize];
+                        if (in_zone && Some(q1) != fwd) || zone.contains(q1) {
+                            continue;
+                        }
+                        if ray.new_from() == 0 {
+                            set.insert(q1);
+                        }
+                    }
+                    set
+                };
+                [per_side(0), per_side(1), per_side(2)]
+            })
+            .collect();
         let mut pivot_lines: PointSet = Side::ALL
             .into_iter()
             .flat_map(|s| (1..=6).map(move |r| Point::rect(s, 5, r)))
@@ -936,6 +966,7 @@ impl Board {
             step_sources,
             adjacent,
             step_dests,
+            soldier_steps,
             lines,
             cells,
             edge_points,

@@ -833,6 +833,7 @@ impl Position {
                         }
                     }
                 }
+                Role::Soldier if !phase2 => dests = b.soldier_steps(s, from).difference(barred),
                 Role::Soldier => {
                     let zone = b.no_soldier_zone(s);
                     let fwd = if zone.contains(from) { b.forward(from, s) } else { None };
