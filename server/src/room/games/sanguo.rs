@@ -394,7 +394,7 @@ mod tests {
         let mut checked = 0;
         for ply in 0..120 {
             checked += 1;
-            let pos = game.game.position().clone();
+            let pos = *game.game.position();
             let moves = pos.legal_moves();
             let listed = texts(&moves);
             let expected: Vec<String> = moves.iter().map(Move::to_string).collect();
