@@ -9,6 +9,9 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use engine::{Direction, Position, perft};
 
+mod common;
+use common::playouts::playout_positions;
+
 fn bench_perft(c: &mut Criterion) {
     let mut group = c.benchmark_group("perft");
     group.sample_size(10).measurement_time(Duration::from_secs(20));
@@ -42,35 +45,6 @@ fn bench_movegen(c: &mut Criterion) {
         })
     });
     group.finish();
-}
-
-/// The positions of `games` random playouts of at most `plies` plies each
-/// (xorshift, fixed seed), before each move.
-fn playout_positions(games: usize, plies: usize) -> Vec<Position> {
-    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
-    let mut out = Vec::new();
-    for g in 0..games {
-        let mut p = Position::initial(if g % 2 == 0 { Direction::Ccw } else { Direction::Cw });
-        for _ in 0..plies {
-            if p.is_over() {
-                break;
-            }
-            let moves = p.legal_moves();
-            if moves.is_empty() {
-                let _ = p.resolve_turn();
-                continue;
-            }
-            out.push(p);
-            p.play_unchecked(moves[(next() % moves.len() as u64) as usize]);
-        }
-    }
-    out
 }
 
 criterion_group!(benches, bench_perft, bench_movegen);

@@ -14,7 +14,11 @@
 
 use std::hint::black_box;
 
-use engine::{Direction, Position, format_position};
+use engine::{Position, format_position};
+
+#[path = "../benches/common/playouts.rs"]
+mod playouts;
+use playouts::playout_positions;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -61,34 +65,4 @@ fn measure_checked(positions: &[Position], reps: usize) -> usize {
         }
     }
     sum
-}
-
-/// The positions of `games` random playouts of at most `plies` plies each
-/// (xorshift, fixed seed), before each move: as `playout_positions` in
-/// `benches/perft.rs`.
-fn playout_positions(games: usize, plies: usize) -> Vec<Position> {
-    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
-    let mut out = Vec::new();
-    for g in 0..games {
-        let mut p = Position::initial(if g % 2 == 0 { Direction::Ccw } else { Direction::Cw });
-        for _ in 0..plies {
-            if p.is_over() {
-                break;
-            }
-            let moves = p.legal_moves();
-            if moves.is_empty() {
-                let _ = p.resolve_turn();
-                continue;
-            }
-            out.push(p);
-            p.play_unchecked(moves[(next() % moves.len() as u64) as usize]);
-        }
-    }
-    out
 }

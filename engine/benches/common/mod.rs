@@ -1,0 +1,3 @@
+//! What the benches share.
+
+pub mod playouts;
