@@ -188,6 +188,24 @@ fn rotate(x: f64, y: f64, degrees: f64) -> (f64, f64) {
     (x * c - y * s, x * s + y * c)
 }
 
+/// Each point's name as bytes, padded to 3, and its length (`W52`, `BM7`,
+/// `YQ6`; `O` alone is one byte), made at compile time from
+/// [`Point::kind`]: the one place the names are spelled.
+const NAME_BYTES: [([u8; 3], usize); NUM_POINTS] = {
+    let mut names = [([0; 3], 0); NUM_POINTS];
+    let mut i = 0;
+    while i < NUM_POINTS {
+        names[i] = match Point(i as u8).kind() {
+            PointKind::Rect { side, file, rank } => ([side.letter() as u8, b'0' + file, b'0' + rank], 3),
+            PointKind::Mid { side, file } => ([side.letter() as u8, b'M', b'0' + file], 3),
+            PointKind::Quarter { side, file } => ([side.letter() as u8, b'Q', b'0' + file], 3),
+            PointKind::Centre => ([b'O', 0, 0], 1),
+        };
+        i += 1;
+    }
+    names
+};
+
 impl Point {
     /// The point's name (`W52`, `BM7`, `YQ6`, `O`), from a table made once:
     /// a server writes hundreds of names per move (legal moves, positions),
@@ -195,32 +213,19 @@ impl Point {
     #[inline]
     pub fn name(self) -> &'static str {
         static NAMES: LazyLock<Vec<String>> = LazyLock::new(|| {
-            (0..NUM_POINTS)
-                .map(|i| {
-                    let mut s = String::with_capacity(3);
-                    match Point(i as u8).kind() {
-                        PointKind::Rect { side, file, rank } => {
-                            s.push(side.letter());
-                            s.push(char::from(b'0' + file));
-                            s.push(char::from(b'0' + rank));
-                        }
-                        PointKind::Mid { side, file } => {
-                            s.push(side.letter());
-                            s.push('M');
-                            s.push(char::from(b'0' + file));
-                        }
-                        PointKind::Quarter { side, file } => {
-                            s.push(side.letter());
-                            s.push('Q');
-                            s.push(char::from(b'0' + file));
-                        }
-                        PointKind::Centre => s.push('O'),
-                    }
-                    s
-                })
+            NAME_BYTES
+                .iter()
+                .map(|(bytes, len)| String::from_utf8(bytes[..*len].to_vec()).expect("names are ASCII"))
                 .collect()
         });
         &NAMES[self.index()]
+    }
+
+    /// [`Point::name`]'s bytes padded to 3, and how many of them are the
+    /// name: for writers that copy a fixed size and cut the rest off.
+    #[inline]
+    pub const fn name_bytes(self) -> ([u8; 3], usize) {
+        NAME_BYTES[self.index()]
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::str::FromStr;
 
-use crate::board::{NUM_POINTS, Point, PointKind, PointSet};
+use crate::board::{NUM_POINTS, Point, PointSet};
 use crate::piece::{Piece, Role};
 use crate::position::{Move, Position, PositionError, Setup};
 use crate::side::{Direction, Side, Sides};
@@ -274,19 +274,22 @@ const MAX_TEXT_LEN: usize = 54 * 7 + 1 + 2 + 4 + 12 * 5 + 2 + 3;
 
 /// Each point's piece token without the piece, `@W52,` (`@O,` for O), as
 /// bytes 2..7 of a little-endian `u64`: the piece's letters go in bytes 0
-/// and 1 ([`PIECE_LETTERS`]). Made at compile time from [`Point::kind`], as
-/// [`Point::name`] is at run time.
+/// and 1 ([`PIECE_LETTERS`]). Made at compile time from
+/// [`Point::name_bytes`].
 const POINT_TOKENS: [u64; NUM_POINTS] = {
     let mut tokens = [0; NUM_POINTS];
     let mut i = 0;
     while i < NUM_POINTS {
-        let bytes = match Point::from_index(i).kind() {
-            PointKind::Rect { side, file, rank } => [b'@', side.letter() as u8, b'0' + file, b'0' + rank, b','],
-            PointKind::Mid { side, file } => [b'@', side.letter() as u8, b'M', b'0' + file, b','],
-            PointKind::Quarter { side, file } => [b'@', side.letter() as u8, b'Q', b'0' + file, b','],
-            PointKind::Centre => [b'@', b'O', b',', 0, 0],
-        };
-        tokens[i] = u64::from_le_bytes([0, 0, bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], 0]);
+        let (name, len) = Point::from_index(i).name_bytes();
+        let mut bytes = [0u8; 8];
+        bytes[2] = b'@';
+        let mut k = 0;
+        while k < len {
+            bytes[3 + k] = name[k];
+            k += 1;
+        }
+        bytes[3 + len] = b',';
+        tokens[i] = u64::from_le_bytes(bytes);
         i += 1;
     }
     tokens

@@ -3,12 +3,10 @@
 //! commands, its effects the [`Happened`] list, its §6 counters and limits
 //! the status's `counters` and the snapshot's `limits`.
 
-use std::sync::LazyLock;
 use std::time::Instant;
 
-use engine::board::NUM_POINTS;
 use engine::game::{Action, Event, GameError};
-use engine::{Effect, Game, Move, MoveList, Point, format_position, parse_move, parse_position};
+use engine::{Effect, Game, Move, MoveList, format_position, parse_move, parse_position};
 use protocol::{
     Counters, Departure, ErrorBody, ErrorCode, GameResult, GameSettings, MoveTexts, PendingOffer, Side, Status, Variant,
 };
@@ -76,38 +74,24 @@ pub fn relist(status: &Status) -> MoveTexts {
         .unwrap_or_default()
 }
 
-/// Each point's name ([`Point::name`], 1 to 3 bytes) as 4 bytes and its
-/// length: a move's text is put together from two of them with fixed-size
-/// copies.
-static NAMES: LazyLock<Vec<([u8; 4], usize)>> = LazyLock::new(|| {
-    (0..NUM_POINTS)
-        .map(|i| {
-            let name = Point::from_index(i).name().as_bytes();
-            let mut bytes = [0; 4];
-            bytes[..name.len()].copy_from_slice(name);
-            (bytes, name.len())
-        })
-        .collect()
-});
-
 /// The texts of `moves` (`W51-W41`, [`Move::parts`]), written into one
-/// string as they are sent, each from the two points' names with copies of
-/// a fixed size, and checked once ([`MoveTexts::from_joined`]): a room lists
-/// the side to move's ~50 moves after every move, and pushed text by text,
-/// part by part, they cost ~200 instructions each.
+/// string as they are sent, each from the two points' names
+/// ([`engine::Point::name_bytes`]) with copies of a fixed size, and checked
+/// once ([`MoveTexts::from_joined`]): a room lists the side to move's ~50
+/// moves after every move, and pushed text by text, part by part, they cost
+/// ~200 instructions each.
 fn texts(moves: &[Move]) -> MoveTexts {
-    let names = &*NAMES;
     let mut joined = Vec::with_capacity(moves.len() * 10);
     for m in moves {
-        let (from, from_len) = names[m.from.index()];
-        let (to, to_len) = names[m.to.index()];
+        let (from, from_len) = m.from.name_bytes();
+        let (to, to_len) = m.to.name_bytes();
         // `"` from `-` to `",`, and spare bytes cut off below.
         let mut text = [0u8; 16];
         text[0] = b'"';
-        text[1..5].copy_from_slice(&from);
+        text[1..4].copy_from_slice(&from);
         let n = 1 + from_len;
         text[n] = b'-';
-        text[n + 1..n + 5].copy_from_slice(&to);
+        text[n + 1..n + 4].copy_from_slice(&to);
         let n = n + 1 + to_len;
         text[n] = b'"';
         text[n + 1] = b',';
