@@ -16,6 +16,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub mod anqi;
+mod event_json;
 mod move_texts;
 pub mod players;
 pub mod tournament;
@@ -111,6 +112,7 @@ pub fn sides(s: engine::Sides) -> Vec<Side> {
 /// A game system, on the wire by its key: `"sanguo"` (三国象棋, the default;
 /// settings without the field are sanguo games), and the variants added since.
 pub use engine::Variant;
+pub use event_json::event_json;
 pub use move_texts::MoveTexts;
 
 /// The direction of play: `"ccw"` (W → B → Y, the default) or `"cw"`.

@@ -178,7 +178,8 @@ impl Logged {
         self.encode_whole(viewer)
     }
 
-    /// [`Logged::view`] serialised by serde alone, without copying the event.
+    /// [`Logged::view`] serialised without copying the event: a move's by
+    /// hand ([`protocol::event_json`]), anything else by serde.
     fn encode_whole(&self, viewer: Viewer) -> String {
         #[derive(serde::Serialize)]
         #[serde(tag = "type", rename = "event")]
@@ -187,11 +188,9 @@ impl Logged {
             #[serde(skip_serializing_if = "Option::is_none")]
             event: Option<&'a GameEvent>,
         }
-        serde_json::to_string(&EventRef {
-            v: self.v,
-            event: self.audience.admits(viewer).then_some(&self.event),
-        })
-        .unwrap_or_default()
+        let event = self.audience.admits(viewer).then_some(&self.event);
+        protocol::event_json(self.v, event)
+            .unwrap_or_else(|| serde_json::to_string(&EventRef { v: self.v, event }).unwrap_or_default())
     }
 
     /// Whether `viewer` sees this event's status with legal moves that are
