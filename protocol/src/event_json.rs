@@ -14,7 +14,16 @@ use crate::{Clock, Counters, GameEvent, Side, Status};
 /// when it is `None`) — when the event is a move with a status of the hot
 /// shape; `None` otherwise (serialise it with serde).
 pub fn event_json(v: u64, event: Option<&GameEvent>) -> Option<String> {
-    let mut out = String::with_capacity(1024);
+    let room = match event {
+        None => 0,
+        Some(GameEvent::Moved { mv, status, .. }) if is_hot(status) => {
+            mv.len() + status.position.len() + status.legal_moves.json_len()
+        }
+        Some(_) => return None,
+    };
+    // The rest is a few hundred bytes: room for it, so that the text is
+    // written without growing its buffer.
+    let mut out = String::with_capacity(room + 800);
     out.push_str(r#"{"type":"event","v":"#);
     push_u64(&mut out, v);
     if let Some(event) = event {
@@ -25,6 +34,11 @@ pub fn event_json(v: u64, event: Option<&GameEvent>) -> Option<String> {
     }
     out.push('}');
     Some(out)
+}
+
+/// Whether a status has only the parts written by hand.
+fn is_hot(status: &Status) -> bool {
+    status.pending_offer.is_none() && status.anqi.is_none() && status.yanyi.is_none()
 }
 
 /// A `moved` event with a status of the hot shape; false for anything else
@@ -43,7 +57,7 @@ fn push_moved(out: &mut String, event: &GameEvent) -> bool {
     else {
         return false;
     };
-    if status.pending_offer.is_some() || status.anqi.is_some() || status.yanyi.is_some() {
+    if !is_hot(status) {
         return false;
     }
     out.push_str(r#"{"kind":"moved","side":"#);
