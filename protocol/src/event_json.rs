@@ -14,36 +14,13 @@ use crate::{Clock, Counters, GameEvent, Side, Status};
 /// when it is `None`) — when the event is a move with a status of the hot
 /// shape; `None` otherwise (serialise it with serde).
 pub fn event_json(v: u64, event: Option<&GameEvent>) -> Option<String> {
-    let room = match event {
-        None => 0,
-        Some(GameEvent::Moved { mv, status, .. }) if is_hot(status) => {
-            mv.len() + status.position.len() + status.legal_moves.json_len()
-        }
-        Some(_) => return None,
+    let Some(event) = event else {
+        let mut out = String::with_capacity(40);
+        out.push_str(r#"{"type":"event","v":"#);
+        push_u64(&mut out, v);
+        out.push('}');
+        return Some(out);
     };
-    // The rest is a few hundred bytes: room for it, so that the text is
-    // written without growing its buffer.
-    let mut out = String::with_capacity(room + 800);
-    out.push_str(r#"{"type":"event","v":"#);
-    push_u64(&mut out, v);
-    if let Some(event) = event {
-        out.push_str(r#","event":"#);
-        if !push_moved(&mut out, event) {
-            return None;
-        }
-    }
-    out.push('}');
-    Some(out)
-}
-
-/// Whether a status has only the parts written by hand.
-fn is_hot(status: &Status) -> bool {
-    status.pending_offer.is_none() && status.anqi.is_none() && status.yanyi.is_none()
-}
-
-/// A `moved` event with a status of the hot shape; false for anything else
-/// (and then `out` is not to be used).
-fn push_moved(out: &mut String, event: &GameEvent) -> bool {
     let GameEvent::Moved {
         side,
         mv,
@@ -55,33 +32,38 @@ fn push_moved(out: &mut String, event: &GameEvent) -> bool {
         status,
     } = event
     else {
-        return false;
+        return None;
     };
-    if !is_hot(status) {
-        return false;
+    if status.pending_offer.is_some() || status.anqi.is_some() || status.yanyi.is_some() {
+        return None;
     }
-    out.push_str(r#"{"kind":"moved","side":"#);
-    push_side(out, *side);
+    // Besides the move, the position and the list, a few hundred bytes:
+    // room for all of it, so that the text is written without growing.
+    let mut out = String::with_capacity(800 + mv.len() + status.position.len() + status.legal_moves.json_len());
+    out.push_str(r#"{"type":"event","v":"#);
+    push_u64(&mut out, v);
+    out.push_str(r#","event":{"kind":"moved","side":"#);
+    push_side(&mut out, *side);
     out.push_str(r#","mv":"#);
-    push_str(out, mv);
+    push_str(&mut out, mv);
     out.push_str(r#","ply":"#);
-    push_u64(out, u64::from(*ply));
+    push_u64(&mut out, u64::from(*ply));
     out.push_str(r#","spent_ms":"#);
-    push_u64(out, *spent_ms);
+    push_u64(&mut out, *spent_ms);
     if let Some(c) = captured {
         out.push_str(r#","captured":"#);
-        push_str(out, c);
+        push_str(&mut out, c);
     }
     out.push_str(r#","checks":"#);
-    push_sides(out, checks);
+    push_sides(&mut out, checks);
     if let Some(r) = revealed {
         out.push_str(r#","revealed":"#);
-        push_str(out, r);
+        push_str(&mut out, r);
     }
     out.push_str(r#","status":"#);
-    push_status(out, status);
-    out.push('}');
-    true
+    push_status(&mut out, status);
+    out.push_str("}}");
+    Some(out)
 }
 
 /// A status without a pending offer, 三国暗棋's or 三国演弈棋's part.

@@ -397,24 +397,8 @@ fn push_triple(out: &mut String, a: [u64; 3]) {
         if i > 0 {
             out.push(',');
         }
-        push_digits(out, n);
+        out.push_str(itoa::Buffer::new().format(n));
     }
-}
-
-/// The decimal digits of `n`, without `core::fmt` (this runs for several
-/// columns of every move).
-fn push_digits(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(digits[i..].iter().map(|&d| d as char));
 }
 
 /// Columns of rows as Postgres array literals (`{"a",NULL,"b"}`), one text
@@ -471,12 +455,7 @@ impl PgArrays {
         let col = self.sep(c);
         match v {
             None => col.push_str("NULL"),
-            Some(n) => {
-                if n < 0 {
-                    col.push('-');
-                }
-                push_digits(col, n.unsigned_abs());
-            }
+            Some(n) => col.push_str(itoa::Buffer::new().format(n)),
         }
     }
 
