@@ -113,7 +113,7 @@ pub fn sides(s: engine::Sides) -> Vec<Side> {
 /// settings without the field are sanguo games), and the variants added since.
 pub use engine::Variant;
 pub use event_json::event_json;
-pub use move_texts::MoveTexts;
+pub use move_texts::{MoveTexts, TextPiece};
 
 /// The direction of play: `"ccw"` (W → B → Y, the default) or `"cw"`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]

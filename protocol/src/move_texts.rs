@@ -46,6 +46,43 @@ pub struct MoveTexts {
     len: usize,
 }
 
+/// A piece of a move text (a point's name: `W51`, `BM7`, `O`) of one to
+/// three bytes, each printable ASCII without `"` or `\\`, checked once when
+/// it is made: texts written from such pieces ([`MoveTexts::from_pairs`])
+/// need no check of their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextPiece {
+    /// The piece, padded with zeros to three bytes.
+    bytes: [u8; 3],
+    len: u8,
+}
+
+impl TextPiece {
+    /// The piece made of `bytes[..len]`, or `None` unless `len` is 1 to 3
+    /// and those bytes are plain (what a move text may hold) and the rest
+    /// are zeros.
+    pub const fn new(bytes: [u8; 3], len: usize) -> Option<TextPiece> {
+        if len == 0 || len > 3 {
+            return None;
+        }
+        let mut i = 0;
+        while i < 3 {
+            let ok = if i < len { plain(bytes[i]) } else { bytes[i] == 0 };
+            if !ok {
+                return None;
+            }
+            i += 1;
+        }
+        Some(TextPiece { bytes, len: len as u8 })
+    }
+
+    /// The piece's text.
+    pub fn as_str(&self) -> &str {
+        // Plain bytes are ASCII: this cannot fail.
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+    }
+}
+
 impl MoveTexts {
     /// No moves.
     pub const fn new() -> MoveTexts {
@@ -96,31 +133,39 @@ impl MoveTexts {
         self.len += 1;
     }
 
-    /// A list from its texts as they are kept and sent: each in quotes and
-    /// followed by a comma (`"W51-W41","W51-W61",`), in one string written by
-    /// a variant at once (a room lists the side to move's ~50 moves after
-    /// every move; text by text, that costs several times more). Checked in
-    /// one pass: `None` unless it is exactly that, every text a move text
-    /// ([`MoveTexts::is_move_text`]).
-    pub fn from_joined(joined: String) -> Option<MoveTexts> {
-        let b = joined.as_bytes();
+    /// The texts `a-b` of `pairs` (`W51-W41` from the points' names `W51`
+    /// and `W41`), written into one string with copies of a fixed size and
+    /// no check of their bytes: each piece was checked once, when it was
+    /// made ([`TextPiece::new`]), and `-` is plain. A room lists the side to
+    /// move's ~50 moves after every move; pushed text by text, part by part,
+    /// they cost ~200 instructions each, and a check of the written list
+    /// another ~50.
+    pub fn from_pairs<I>(pairs: I) -> MoveTexts
+    where
+        I: IntoIterator<Item = (TextPiece, TextPiece)>,
+    {
+        let pairs = pairs.into_iter();
+        let mut joined = Vec::with_capacity(pairs.size_hint().0 * 10);
         let mut len = 0;
-        let mut i = 0;
-        while i < b.len() {
-            if b[i] != b'"' {
-                return None;
-            }
-            i += 1;
-            // A quote is not plain: the text ends at the first one.
-            let rest = &b[i..];
-            let text = rest.iter().position(|&c| !PLAIN[usize::from(c)]).unwrap_or(rest.len());
-            if text == 0 || rest.get(text) != Some(&b'"') || rest.get(text + 1) != Some(&b',') {
-                return None;
-            }
-            i += text + 2;
+        for (a, b) in pairs {
+            // `"` a `-` b `",`, and spare bytes cut off below.
+            let mut text = [0u8; 16];
+            text[0] = b'"';
+            text[1..4].copy_from_slice(&a.bytes);
+            let n = 1 + usize::from(a.len);
+            text[n] = b'-';
+            text[n + 1..n + 4].copy_from_slice(&b.bytes);
+            let n = n + 1 + usize::from(b.len);
+            text[n] = b'"';
+            text[n + 1] = b',';
+            let start = joined.len();
+            joined.extend_from_slice(&text);
+            joined.truncate(start + n + 2);
             len += 1;
         }
-        Some(MoveTexts { joined, len })
+        // Pieces are printable ASCII: this cannot fail.
+        let joined = String::from_utf8(joined).unwrap_or_default();
+        MoveTexts { joined, len }
     }
 
     /// The [`fmt::Display`] texts of `items` (a variant's moves), each
@@ -450,24 +495,31 @@ mod tests {
             let caught = std::panic::catch_unwind(|| push(&mut MoveTexts::new()));
             assert!(caught.is_err(), "bad text {i} was listed");
         }
-        // A list given whole is the list pushed text by text, and only a
-        // well-made one is taken.
-        let joined = format!("\"W72-W54\",\"O\",\"{long_text}\",");
-        assert_eq!(MoveTexts::from_joined(joined), Some(parts.clone()));
-        assert_eq!(MoveTexts::from_joined(String::new()), Some(MoveTexts::new()));
-        for bad in [
-            "\"W72-W54\"",
-            "\"W72-W54\",\"",
-            "W72-W54,",
-            "\"\",",
-            "\"a\"b\",",
-            "\"é\",",
-            "\"a\nb\",",
-            "\"a\\b\",",
-            "\"a\";",
-            "\"a\",,",
+        // Texts written from pieces are the texts pushed whole, and only
+        // plain pieces of one to three bytes are made.
+        let piece = |s: &str| {
+            let mut bytes = [0; 3];
+            bytes[..s.len()].copy_from_slice(s.as_bytes());
+            TextPiece::new(bytes, s.len()).unwrap_or_else(|| panic!("{s:?} is a piece"))
+        };
+        let pairs = [("W72", "W54"), ("O", "BM7"), ("YQ6", "O"), ("a", "bc")];
+        let from_pairs = MoveTexts::from_pairs(pairs.map(|(a, b)| (piece(a), piece(b))));
+        assert_eq!(from_pairs, ["W72-W54", "O-BM7", "YQ6-O", "a-bc"]);
+        assert_eq!(from_pairs.len(), 4);
+        assert_eq!(piece("BM7").as_str(), "BM7");
+        assert_eq!(MoveTexts::from_pairs([]), MoveTexts::new());
+        for (bytes, len) in [
+            (*b"W72", 0),
+            (*b"W72", 4),
+            (*b"W\\2", 3),
+            (*b"W\\2", 1), // the bytes after the piece must be zeros
+            (*b"W\"2", 3),
+            ([b'W', 0x7f, b'2'], 3),
+            ([b'W', 0xc3, 0xa9], 3),
+            ([b'W', b'\n', b'2'], 3),
+            ([b'O', 0, 0], 2),
         ] {
-            assert_eq!(MoveTexts::from_joined(bad.to_owned()), None, "{bad:?} was taken");
+            assert_eq!(TextPiece::new(bytes, len), None, "{bytes:?} {len} was made");
         }
         // Every byte is judged alike by the table and the rule.
         for b in 0..=255u8 {

@@ -223,8 +223,15 @@ impl Logged {
         const EMPTY: &str = r#""legal_moves":[]"#;
         let status = status_ref(&self.event)?;
         // The key's quotes are unescaped: inside a JSON string every quote
-        // is escaped, so the only match is the status's own field.
-        let at = lean.find(EMPTY)? + EMPTY.len() - 2;
+        // is escaped, so the only match is the status's own field. The
+        // status's position (a few hundred bytes) is written before it, at
+        // least as long as it is: the search starts past that many bytes.
+        let skip = status.position.len();
+        let found = match lean.get(skip..) {
+            Some(rest) => rest.find(EMPTY)? + skip,
+            None => lean.find(EMPTY)?,
+        };
+        let at = found + EMPTY.len() - 2;
         let mut full = String::with_capacity(lean.len() - 2 + status.legal_moves.json_len());
         full.push_str(&lean[..at]);
         status.legal_moves.write_json(&mut full);

@@ -5,10 +5,12 @@
 
 use std::time::Instant;
 
+use engine::board::NUM_POINTS;
 use engine::game::{Action, Event, GameError};
-use engine::{Effect, Game, Move, MoveList, format_position, parse_move, parse_position};
+use engine::{Effect, Game, Move, MoveList, Point, format_position, parse_move, parse_position};
 use protocol::{
-    Counters, Departure, ErrorBody, ErrorCode, GameResult, GameSettings, MoveTexts, PendingOffer, Side, Status, Variant,
+    Counters, Departure, ErrorBody, ErrorCode, GameResult, GameSettings, MoveTexts, PendingOffer, Side, Status,
+    TextPiece, Variant,
 };
 
 use super::{BotAsk, BotSearch, Command, Happened, RoomGame, err};
@@ -74,35 +76,29 @@ pub fn relist(status: &Status) -> MoveTexts {
         .unwrap_or_default()
 }
 
-/// The texts of `moves` (`W51-W41`, [`Move::parts`]), written into one
-/// string as they are sent, each from the two points' names
-/// ([`engine::Point::name_bytes`]) with copies of a fixed size, and checked
-/// once ([`MoveTexts::from_joined`]): a room lists the side to move's ~50
-/// moves after every move, and pushed text by text, part by part, they cost
-/// ~200 instructions each.
-fn texts(moves: &[Move]) -> MoveTexts {
-    let mut joined = Vec::with_capacity(moves.len() * 10);
-    for m in moves {
-        let (from, from_len) = m.from.name_bytes();
-        let (to, to_len) = m.to.name_bytes();
-        // `"` from `-` to `",`, and spare bytes cut off below.
-        let mut text = [0u8; 16];
-        text[0] = b'"';
-        text[1..4].copy_from_slice(&from);
-        let n = 1 + from_len;
-        text[n] = b'-';
-        text[n + 1..n + 4].copy_from_slice(&to);
-        let n = n + 1 + to_len;
-        text[n] = b'"';
-        text[n + 1] = b',';
-        let start = joined.len();
-        joined.extend_from_slice(&text);
-        joined.truncate(start + n + 2);
+/// Each point's name as a [`TextPiece`], made and checked at compile time.
+const PIECES: [TextPiece; NUM_POINTS] = {
+    const fn piece(i: usize) -> TextPiece {
+        let (bytes, len) = Point::from_index(i).name_bytes();
+        match TextPiece::new(bytes, len) {
+            Some(piece) => piece,
+            None => panic!("a point's name is not a move text's piece"),
+        }
     }
-    String::from_utf8(joined)
-        .ok()
-        .and_then(MoveTexts::from_joined)
-        .expect("move texts are made of point names")
+    let mut pieces = [piece(0); NUM_POINTS];
+    let mut i = 1;
+    while i < NUM_POINTS {
+        pieces[i] = piece(i);
+        i += 1;
+    }
+    pieces
+};
+
+/// The texts of `moves` (`W51-W41`, [`Move::parts`]), written from the two
+/// points' names ([`PIECES`]) into one string as they are sent
+/// ([`MoveTexts::from_pairs`]).
+fn texts(moves: &[Move]) -> MoveTexts {
+    MoveTexts::from_pairs(moves.iter().map(|m| (PIECES[m.from.index()], PIECES[m.to.index()])))
 }
 
 /// Why `mv` is refused in a 三国象棋 status (`None`: it is legal).
