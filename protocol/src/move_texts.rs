@@ -145,7 +145,9 @@ impl MoveTexts {
         I: IntoIterator<Item = (TextPiece, TextPiece)>,
     {
         let pairs = pairs.into_iter();
-        let mut joined = Vec::with_capacity(pairs.size_hint().0 * 10);
+        // Most texts take 10 bytes (`"W51-W41",`); each is written 16 bytes
+        // wide, then cut: room for the last one's spare bytes too.
+        let mut joined = Vec::with_capacity(pairs.size_hint().0 * 10 + 16);
         let mut len = 0;
         for (a, b) in pairs {
             // `"` a `-` b `",`, and spare bytes cut off below.
