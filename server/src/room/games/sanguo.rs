@@ -390,6 +390,15 @@ mod tests {
         assert!(checked > 30, "only {checked} positions looked at");
     }
 
+    /// Every point's piece is its name, met in play or not.
+    #[test]
+    fn every_points_piece_is_its_name() {
+        for p in Point::all() {
+            assert_eq!(PIECES[p.index()].as_str(), p.name(), "{p}");
+        }
+        assert_eq!(Point::all().count(), NUM_POINTS);
+    }
+
     fn settings() -> GameSettings {
         GameSettings {
             variant: Variant::Sanguo,
