@@ -75,12 +75,6 @@ impl TextPiece {
         }
         Some(TextPiece { bytes, len: len as u8 })
     }
-
-    /// The piece's text.
-    pub fn as_str(&self) -> &str {
-        // Plain bytes are ASCII: this cannot fail.
-        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
-    }
 }
 
 impl MoveTexts {
@@ -508,7 +502,8 @@ mod tests {
         let from_pairs = MoveTexts::from_pairs(pairs.map(|(a, b)| (piece(a), piece(b))));
         assert_eq!(from_pairs, ["W72-W54", "O-BM7", "YQ6-O", "a-bc"]);
         assert_eq!(from_pairs.len(), 4);
-        assert_eq!(piece("BM7").as_str(), "BM7");
+        let one = |a: &str, b: &str| MoveTexts::from_pairs([(piece(a), piece(b))]);
+        assert_eq!(one("BM7", "O"), ["BM7-O"]);
         assert_eq!(MoveTexts::from_pairs([]), MoveTexts::new());
         for (bytes, len) in [
             (*b"W72", 0),

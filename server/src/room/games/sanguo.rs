@@ -76,8 +76,9 @@ pub fn relist(status: &Status) -> MoveTexts {
         .unwrap_or_default()
 }
 
-/// Each point's name as a [`TextPiece`], made and checked at compile time.
-const PIECES: [TextPiece; NUM_POINTS] = {
+/// Each point's name as a [`TextPiece`], made and checked at compile time;
+/// a table in one place (a `static`), not a constant copied where it is used.
+static PIECES: [TextPiece; NUM_POINTS] = {
     const fn piece(i: usize) -> TextPiece {
         let (bytes, len) = Point::from_index(i).name_bytes();
         match TextPiece::new(bytes, len) {
@@ -390,11 +391,14 @@ mod tests {
         assert!(checked > 30, "only {checked} positions looked at");
     }
 
-    /// Every point's piece is its name, met in play or not.
+    /// Every point's piece is its name, met in play or not: written as a
+    /// move's text, from and to the point, it reads `name-name`.
     #[test]
     fn every_points_piece_is_its_name() {
         for p in Point::all() {
-            assert_eq!(PIECES[p.index()].as_str(), p.name(), "{p}");
+            let piece = PIECES[p.index()];
+            let text = format!("{}-{}", p.name(), p.name());
+            assert_eq!(MoveTexts::from_pairs([(piece, piece)]), [text.as_str()], "{p}");
         }
         assert_eq!(Point::all().count(), NUM_POINTS);
     }
