@@ -110,6 +110,9 @@ const fn pair_bit(a: Side, b: Side) -> u16 {
 }
 
 const KING_CODE: u8 = Role::King as u8 + 1;
+const CHARIOT_CODE: u8 = Role::Chariot as u8 + 1;
+const CANNON_CODE: u8 = Role::Cannon as u8 + 1;
+const SOLDIER_CODE: u8 = Role::Soldier as u8 + 1;
 
 /// An unvalidated position: anything that parses. It becomes a [`Position`]
 /// only through [`Position::from_setup`], which checks the invariants.
@@ -570,26 +573,146 @@ impl Position {
                 .any(|t| through(t.eye) && sq[t.from.index()] == elephant)
     }
 
+    /// Whether emptying the leg or eye `p` toward `k` lets a horse or an
+    /// elephant of `by` attack `k` (whatever now stands on `p`).
+    fn steps_attack_without(&self, k: Point, by: Side, p: Point) -> bool {
+        let b = board();
+        let sq = &self.squares;
+        let horse = Piece {
+            side: by,
+            role: Role::Horse,
+        }
+        .code();
+        if b.ri_to(k).iter().any(|r| r.leg == p && sq[r.from.index()] == horse) {
+            return true;
+        }
+        let elephant = Piece {
+            side: by,
+            role: Role::Elephant,
+        }
+        .code();
+        self.elephant_region(by).contains(k)
+            && b.tian_to(k)
+                .iter()
+                .any(|t| t.eye == p && sq[t.from.index()] == elephant)
+    }
+
+    /// For a calm node (see [`Safety::calm`]): the points of the mover's
+    /// pieces whose leaving may open an attack on its king `k` (a first or
+    /// second piece of a ray from `k` that something stands behind, a leg or
+    /// eye toward `k` a horse or elephant waits at, and every point that can
+    /// open the view through O), and the points whose filling puts a screen
+    /// before a cannon of another side that is first on its ray. A move that
+    /// leaves none of the first, fills none of the second and does not touch
+    /// one ray at both ends opens nothing (see [`Position::is_legal_in`]).
+    fn openings(
+        &self,
+        k: Point,
+        rays: &[PointSet; MAX_RAYS],
+        ctx: (&RayAttackers, &RayAttackers, PointSet, PointSet),
+    ) -> (PointSet, PointSet) {
+        let (thr, tgt, steps, pivot_lines) = ctx;
+        let b = board();
+        let sq = &self.squares;
+        let own = sq[k.index()] >> 4;
+        let mut opening = pivot_lines;
+        let mut screens = PointSet::EMPTY;
+        for (ray, stretch) in b.rays(k).iter().zip(rays) {
+            if stretch.is_empty() {
+                continue;
+            }
+            let pts = b.ray_points(ray);
+            // The first three pieces on the ray: (index, code).
+            let mut first = [(usize::MAX, 0u8); 3];
+            let mut n = 0;
+            for (j, &q) in pts.iter().enumerate() {
+                let c = sq[q.index()];
+                if c != 0 {
+                    first[n] = (j, c);
+                    n += 1;
+                    if n == 3 {
+                        break;
+                    }
+                }
+            }
+            let theirs = |c: u8| c != 0 && c >> 4 != own;
+            let role = |c: u8| c & 15;
+            let cannon_behind = |i: usize| i < n && theirs(first[i].1) && role(first[i].1) == CANNON_CODE;
+            let (j1, c1) = first[0];
+            if n == 0 {
+                continue;
+            }
+            if theirs(c1) {
+                if role(c1) == CANNON_CODE {
+                    pts[..j1].iter().for_each(|&e| screens.insert(e));
+                }
+            } else {
+                // Leaving the first piece: the second acts first (a
+                // soldier's step is left to the ray's own test), the third
+                // as a cannon.
+                let c2 = first[1].1;
+                let opens = n > 1
+                    && theirs(c2)
+                    && match role(c2) {
+                        KING_CODE | CHARIOT_CODE => true,
+                        SOLDIER_CODE => {
+                            self.ray_attacks_without(thr, pts, pts[j1]) || self.ray_attacks_without(tgt, pts, pts[j1])
+                        }
+                        _ => false,
+                    };
+                if opens || cannon_behind(2) {
+                    opening.insert(pts[j1]);
+                }
+            }
+            // Leaving the second piece: the third becomes the cannon's place.
+            if n > 1 && !theirs(first[1].1) && cannon_behind(2) {
+                opening.insert(pts[first[1].0]);
+            }
+        }
+        for p in steps.iter() {
+            let c = sq[p.index()];
+            if c != 0
+                && c >> 4 == own
+                && (self.steps_attack_without(k, thr.by, p) || self.steps_attack_without(k, tgt.by, p))
+            {
+                opening.insert(p);
+            }
+        }
+        (opening, screens)
+    }
+
     /// Whether a piece of `by` on the ray `pts` (from `k` outward) attacks
     /// `k`: a chariot or king (照面) first, a soldier a step away (two, across
     /// an empty point, in phase 2), a cannon second.
     #[inline]
     fn ray_attacks(&self, a: &RayAttackers, pts: &[Point]) -> bool {
-        let b = board();
         let sq = &self.squares;
+        Self::ray_attacks_on(a, pts, |q| sq[q.index()])
+    }
+
+    /// [`Position::ray_attacks`] were the point `gone` empty.
+    fn ray_attacks_without(&self, a: &RayAttackers, pts: &[Point], gone: Point) -> bool {
+        let sq = &self.squares;
+        Self::ray_attacks_on(a, pts, |q| if q == gone { 0 } else { sq[q.index()] })
+    }
+
+    /// [`Position::ray_attacks`] on the squares `at` gives.
+    #[inline]
+    fn ray_attacks_on(a: &RayAttackers, pts: &[Point], at: impl Fn(Point) -> u8) -> bool {
+        let b = board();
         let by = a.by;
         let (chariot, cannon, soldier, king, zone, k_in_zone, phase2) =
             (a.chariot, a.cannon, a.soldier, a.king, a.zone, a.k_in_zone, a.phase2);
         let k = a.k;
         let mut i = 0;
         // First piece: chariot, king (facing), soldier one step away.
-        while i < pts.len() && sq[pts[i].index()] == 0 {
+        while i < pts.len() && at(pts[i]) == 0 {
             i += 1;
         }
         if i == pts.len() {
             return false;
         }
-        let c = sq[pts[i].index()];
+        let c = at(pts[i]);
         if c == chariot || c == king {
             return true;
         }
@@ -608,10 +731,10 @@ impl Position {
         }
         // Second piece: cannon.
         i += 1;
-        while i < pts.len() && sq[pts[i].index()] == 0 {
+        while i < pts.len() && at(pts[i]) == 0 {
             i += 1;
         }
-        i < pts.len() && sq[pts[i].index()] == cannon
+        i < pts.len() && at(pts[i]) == cannon
     }
 
     /// Kings facing through O (枢轴线): the king of `by` sees a king on `k`.
@@ -973,22 +1096,32 @@ impl Position {
         let attacked_thr = live && self.attacked_by(king, thr);
         let attacked_tgt = live && self.attacked_by(king, tgt);
         let facing = live && self.king_faces_any(s);
+        // (As everywhere in the shortcut, a king on O, which no play
+        // reaches, is left to the full computation.)
+        let calm = live && king != Point::O && !attacked_thr && !attacked_tgt && !facing;
+        let ray_thr = RayAttackers::new(self, king, thr);
+        let ray_tgt = RayAttackers::new(self, king, tgt);
+        let (opening, screens) = if calm {
+            self.openings(king, &rays, (&ray_thr, &ray_tgt, steps, pivot_lines))
+        } else {
+            (PointSet::EMPTY, PointSet::EMPTY)
+        };
         Safety {
             king,
             tgt,
             attacked_thr,
             attacked_tgt,
             facing,
-            // (As everywhere in the shortcut, a king on O, which no play
-            // reaches, is left to the full computation.)
-            calm: live && king != Point::O && !attacked_thr && !attacked_tgt && !facing,
+            calm,
             sensitive,
+            opening,
+            screens,
             rays,
             steps,
             pivot_lines,
             touch,
-            ray_thr: RayAttackers::new(self, king, thr),
-            ray_tgt: RayAttackers::new(self, king, tgt),
+            ray_thr,
+            ray_tgt,
         }
     }
 
@@ -1058,11 +1191,18 @@ impl Position {
     /// in [`Position::is_legal_with`].
     #[inline]
     fn is_legal_in(&self, m: Move, ctx: &Safety) -> bool {
+        // Calm, a move that neither moves nor takes a king: quiet when it
+        // touches nothing sensitive, or when it leaves no point that opens
+        // an attack, fills no cannon's screen and does not both leave and
+        // fill points of one ray (a piece moving along a ray toward the
+        // king could be the screen of a cannon behind where it was).
         let quiet = ctx.calm
             && m.from != ctx.king
-            && !ctx.sensitive.contains(m.from)
-            && !ctx.sensitive.contains(m.to)
-            && self.squares[m.to.index()] & 15 != KING_CODE;
+            && self.squares[m.to.index()] & 15 != KING_CODE
+            && ((!ctx.sensitive.contains(m.from) && !ctx.sensitive.contains(m.to))
+                || (!ctx.opening.contains(m.from)
+                    && !ctx.screens.contains(m.to)
+                    && ctx.touch[m.from.index()] & ctx.touch[m.to.index()] & RAY_BITS == 0));
         let fast = quiet || self.is_legal_with(m, Some(ctx));
         // Every test run checks the shortcut against the full computation.
         debug_assert_eq!(fast, self.is_legal_with(m, None), "{self:?}: {m}");
@@ -1400,6 +1540,10 @@ struct Safety {
     calm: bool,
     /// [`Position::king_sensitive`] of `king`: all of it, and per ray.
     sensitive: PointSet,
+    /// When calm, [`Position::openings`]: the points whose leaving may open
+    /// an attack on `king`, and those whose filling may.
+    opening: PointSet,
+    screens: PointSet,
     rays: [PointSet; MAX_RAYS],
     /// The legs and eyes toward `king` ([`Board::king_steps`]).
     ///
