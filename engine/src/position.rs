@@ -1113,6 +1113,7 @@ impl Position {
             attacked_tgt,
             facing,
             calm,
+            pivot_open: live && self.pivot_clear(king, s),
             sensitive,
             opening,
             screens,
@@ -1233,6 +1234,17 @@ impl Position {
         let quiet = inc && !ctx.sensitive.contains(m.from) && !ctx.sensitive.contains(m.to);
         if quiet && !ctx.attacked_thr && !ctx.attacked_tgt && !ctx.facing {
             return true;
+        }
+        // Attacked by its threat, whose attack no move may leave standing:
+        // a quiet move that takes none of the threat's pieces leaves every
+        // such attack as it was (the attackers, the lines and legs they act
+        // through are where they were), unless the king is open to a view
+        // through O, which a move far from it can close.
+        if quiet && ctx.attacked_thr && !ctx.pivot_open {
+            let c = self.squares[m.to.index()];
+            if c == 0 || c >> 4 != ctx.ray_thr.by as u8 {
+                return false;
+            }
         }
         let mut after = *self;
         let captured = after.apply_raw(m);
@@ -1540,6 +1552,9 @@ struct Safety {
     calm: bool,
     /// [`Position::king_sensitive`] of `king`: all of it, and per ray.
     sensitive: PointSet,
+    /// The king stands on its own file 5 with nothing between it and O
+    /// (nor on O): a view through O can reach it.
+    pivot_open: bool,
     /// When calm, [`Position::openings`]: the points whose leaving may open
     /// an attack on `king`, and those whose filling may.
     opening: PointSet,
