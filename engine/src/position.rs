@@ -548,12 +548,25 @@ impl Position {
     /// over an empty eye; with `opened`, only through that leg or eye.
     #[inline]
     fn steps_attack(&self, k: Point, by: Side, opened: Option<Point>) -> bool {
-        let b = board();
-        if opened.is_some_and(|o| !b.king_steps(k).contains(o)) {
+        if opened.is_some_and(|o| !board().king_steps(k).contains(o)) {
             return false;
         }
         let sq = &self.squares;
-        let through = |p: Point| opened.is_none_or(|o| o == p) && sq[p.index()] == 0;
+        self.steps_attack_through(k, by, |p| opened.is_none_or(|o| o == p) && sq[p.index()] == 0)
+    }
+
+    /// Whether emptying the leg or eye `p` toward `k` lets a horse or an
+    /// elephant of `by` attack `k` (whatever now stands on `p`).
+    fn steps_attack_without(&self, k: Point, by: Side, p: Point) -> bool {
+        self.steps_attack_through(k, by, |q| q == p)
+    }
+
+    /// Whether a horse or an elephant of `by` attacks `k` through a leg or
+    /// an eye that `through` lets pass.
+    #[inline]
+    fn steps_attack_through(&self, k: Point, by: Side, through: impl Fn(Point) -> bool) -> bool {
+        let b = board();
+        let sq = &self.squares;
         let horse = Piece {
             side: by,
             role: Role::Horse,
@@ -571,30 +584,6 @@ impl Position {
             && b.tian_to(k)
                 .iter()
                 .any(|t| through(t.eye) && sq[t.from.index()] == elephant)
-    }
-
-    /// Whether emptying the leg or eye `p` toward `k` lets a horse or an
-    /// elephant of `by` attack `k` (whatever now stands on `p`).
-    fn steps_attack_without(&self, k: Point, by: Side, p: Point) -> bool {
-        let b = board();
-        let sq = &self.squares;
-        let horse = Piece {
-            side: by,
-            role: Role::Horse,
-        }
-        .code();
-        if b.ri_to(k).iter().any(|r| r.leg == p && sq[r.from.index()] == horse) {
-            return true;
-        }
-        let elephant = Piece {
-            side: by,
-            role: Role::Elephant,
-        }
-        .code();
-        self.elephant_region(by).contains(k)
-            && b.tian_to(k)
-                .iter()
-                .any(|t| t.eye == p && sq[t.from.index()] == elephant)
     }
 
     /// For a calm node (see [`Safety::calm`]): the points of the mover's
