@@ -598,9 +598,10 @@ impl Position {
         &self,
         k: Point,
         rays: &[PointSet; MAX_RAYS],
-        ctx: (&RayAttackers, &RayAttackers, PointSet, PointSet),
+        (thr, tgt): (&RayAttackers, &RayAttackers),
+        steps: PointSet,
+        pivot_lines: PointSet,
     ) -> (PointSet, PointSet) {
-        let (thr, tgt, steps, pivot_lines) = ctx;
         let b = board();
         let sq = &self.squares;
         let own = sq[k.index()] >> 4;
@@ -627,10 +628,10 @@ impl Position {
             let theirs = |c: u8| c != 0 && c >> 4 != own;
             let role = |c: u8| c & 15;
             let cannon_behind = |i: usize| i < n && theirs(first[i].1) && role(first[i].1) == CANNON_CODE;
-            let (j1, c1) = first[0];
             if n == 0 {
                 continue;
             }
+            let (j1, c1) = first[0];
             if theirs(c1) {
                 if role(c1) == CANNON_CODE {
                     pts[..j1].iter().for_each(|&e| screens.insert(e));
@@ -1091,7 +1092,7 @@ impl Position {
         let ray_thr = RayAttackers::new(self, king, thr);
         let ray_tgt = RayAttackers::new(self, king, tgt);
         let (opening, screens) = if calm {
-            self.openings(king, &rays, (&ray_thr, &ray_tgt, steps, pivot_lines))
+            self.openings(king, &rays, (&ray_thr, &ray_tgt), steps, pivot_lines)
         } else {
             (PointSet::EMPTY, PointSet::EMPTY)
         };
@@ -1102,7 +1103,6 @@ impl Position {
             attacked_tgt,
             facing,
             calm,
-            pivot_open: live && self.pivot_clear(king, s),
             sensitive,
             opening,
             screens,
@@ -1227,9 +1227,10 @@ impl Position {
         // Attacked by its threat, whose attack no move may leave standing:
         // a quiet move that takes none of the threat's pieces leaves every
         // such attack as it was (the attackers, the lines and legs they act
-        // through are where they were), unless the king is open to a view
-        // through O, which a move far from it can close.
-        if quiet && ctx.attacked_thr && !ctx.pivot_open {
+        // through are where they were), unless a view through O can reach
+        // the king or be opened toward it (`pivot_lines`), which a move far
+        // from it can change.
+        if quiet && ctx.attacked_thr && ctx.pivot_lines.is_empty() {
             let c = self.squares[m.to.index()];
             if c == 0 || c >> 4 != ctx.ray_thr.by as u8 {
                 return false;
@@ -1541,9 +1542,6 @@ struct Safety {
     calm: bool,
     /// [`Position::king_sensitive`] of `king`: all of it, and per ray.
     sensitive: PointSet,
-    /// The king stands on its own file 5 with nothing between it and O
-    /// (nor on O): a view through O can reach it.
-    pivot_open: bool,
     /// When calm, [`Position::openings`]: the points whose leaving may open
     /// an attack on `king`, and those whose filling may.
     opening: PointSet,
