@@ -16,6 +16,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub mod anqi;
+mod client_json;
 mod event_json;
 mod move_texts;
 pub mod players;
@@ -109,6 +110,7 @@ pub fn sides(s: engine::Sides) -> Vec<Side> {
     s.iter().map(Side::from).collect()
 }
 
+pub use client_json::client_msg;
 /// A game system, on the wire by its key: `"sanguo"` (三国象棋, the default;
 /// settings without the field are sanguo games), and the variants added since.
 pub use engine::Variant;

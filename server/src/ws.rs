@@ -160,7 +160,7 @@ pub fn decode(text: &str) -> Result<ClientMsg, ErrorBody> {
             message: format!("frames are at most {MAX_FRAME_BYTES} bytes"),
         });
     }
-    serde_json::from_str::<ClientMsg>(text).map_err(|e| ErrorBody {
+    protocol::client_msg(text).map_err(|e| ErrorBody {
         code: ErrorCode::BadMessage,
         message: format!("not a protocol message: {e}"),
     })
