@@ -166,9 +166,15 @@ impl Logged {
     /// status with its legal moves is a few KB): byte for byte what
     /// `encode(&self.view(viewer))` gives (a test holds them equal). A status's
     /// legal moves are written as one piece ([`protocol::MoveTexts::write_json`]) into
-    /// the event written without them, not one JSON string at a time.
+    /// the event written without them, not one JSON string at a time; a
+    /// move's event, which [`protocol::event_json`] writes with its list in
+    /// one piece already, is written whole at once.
     pub fn encode_view(&mut self, viewer: Viewer) -> String {
-        let listed = self.audience.admits(viewer) && status_ref(&self.event).is_some_and(|s| !s.legal_moves.is_empty());
+        let admitted = self.audience.admits(viewer);
+        if let Some(text) = protocol::event_json(self.v, admitted.then_some(&self.event)) {
+            return text;
+        }
+        let listed = admitted && status_ref(&self.event).is_some_and(|s| !s.legal_moves.is_empty());
         if listed {
             let lean = self.encode_lean(viewer);
             if let Some(full) = self.encode_listed(&lean) {

@@ -312,7 +312,11 @@ impl RoomGame for SanguoGame {
     fn command_text(&self, cmd: &Command) -> String {
         match cmd {
             Command::Play(mv) => match parse_move(mv) {
-                Ok(m) => format!("move {m}"),
+                // Written every move: without the formatting machinery.
+                Ok(m) => {
+                    let [from, dash, to] = m.parts();
+                    ["move ", from, dash, to].concat()
+                }
                 // Refused by `apply`, never stored.
                 Err(_) => format!("move {mv}"),
             },
