@@ -12,7 +12,8 @@
 #   (default: --games 40 --think-ms 1000; SHORT=20 and LONG=80 seconds)
 #
 # Output: /tmp/callgrind-LABEL-{short,long}.out (callgrind_annotate them)
-# and a line "LABEL: N instructions / M moves = X per move".
+# and a line "LABEL: N instructions / M moves = X per move (calibration
+# left out: A and B)".
 #
 # Left out of each run's count: the clock calibration of `quanta` (the rate
 # limiters' clock), done once at start-up. It loops until its readings
@@ -28,7 +29,7 @@ PORT=${PORT:-8191}
 SHORT=${SHORT:-20}
 LONG=${LONG:-80}
 
-run() { # $1 = part, $2 = seconds; prints "instructions moves"
+run() { # $1 = part, $2 = seconds; prints "instructions moves calibration"
     local DB=cg_$(date +%s%N | tail -c 8) OUT=/tmp/callgrind-$LABEL-$1.out
     psql -q "$PG/postgres" -c "create database $DB" >/dev/null
     rm -f "$OUT"
@@ -43,8 +44,8 @@ run() { # $1 = part, $2 = seconds; prints "instructions moves"
     local IR=$(callgrind_annotate "$OUT" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1; exit}')
     local CAL=$(callgrind_annotate --inclusive=yes --threshold=100 "$OUT" 2>/dev/null |
         awk '/quanta-[0-9.]+\/src\/lib.rs:once_cell::imp::OnceCell<T>::initialize::\{\{closure\}\}/ {gsub(",","",$1); print $1; exit}')
-    echo "$((IR - ${CAL:-0})) $M"
+    echo "$((IR - ${CAL:-0})) $M ${CAL:-0}"
 }
-read -r I1 M1 < <(run short "$SHORT")
-read -r I2 M2 < <(run long "$LONG")
-echo "$LABEL: short $I1 Ir / $M1 moves; long $I2 Ir / $M2 moves; $((I2 - I1)) instructions / $((M2 - M1)) moves = $(( (I2 - I1) / (M2 - M1) )) per move"
+read -r I1 M1 C1 < <(run short "$SHORT")
+read -r I2 M2 C2 < <(run long "$LONG")
+echo "$LABEL: short $I1 Ir / $M1 moves; long $I2 Ir / $M2 moves; $((I2 - I1)) instructions / $((M2 - M1)) moves = $(( (I2 - I1) / (M2 - M1) )) per move (calibration left out: $C1 and $C2)"

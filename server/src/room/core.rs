@@ -164,29 +164,34 @@ impl Logged {
 
     /// [`Logged::view`] serialised without copying the event (a move's
     /// status with its legal moves is a few KB): byte for byte what
-    /// `encode(&self.view(viewer))` gives (a test holds them equal). A status's
-    /// legal moves are written as one piece ([`protocol::MoveTexts::write_json`]) into
-    /// the event written without them, not one JSON string at a time; a
-    /// move's event, which [`protocol::event_json`] writes with its list in
-    /// one piece already, is written whole at once.
+    /// `encode(&self.view(viewer))` gives (a test holds them equal). A move's
+    /// event is written by hand ([`protocol::event_json`], the legal moves in
+    /// one piece); any other event by serde, a status's legal moves written
+    /// as one piece ([`protocol::MoveTexts::write_json`]) into the event
+    /// written without them, not one JSON string at a time.
     pub fn encode_view(&mut self, viewer: Viewer) -> String {
-        let admitted = self.audience.admits(viewer);
-        if let Some(text) = protocol::event_json(self.v, admitted.then_some(&self.event)) {
+        let event = self.audience.admits(viewer).then_some(&self.event);
+        if let Some(text) = protocol::event_json(self.v, event) {
             return text;
         }
-        let listed = admitted && status_ref(&self.event).is_some_and(|s| !s.legal_moves.is_empty());
-        if listed {
+        if event.and_then(status_ref).is_some_and(|s| !s.legal_moves.is_empty()) {
             let lean = self.encode_lean(viewer);
             if let Some(full) = self.encode_listed(&lean) {
                 return full;
             }
         }
-        self.encode_whole(viewer)
+        self.encode_serde(viewer)
     }
 
     /// [`Logged::view`] serialised without copying the event: a move's by
     /// hand ([`protocol::event_json`]), anything else by serde.
     fn encode_whole(&self, viewer: Viewer) -> String {
+        let event = self.audience.admits(viewer).then_some(&self.event);
+        protocol::event_json(self.v, event).unwrap_or_else(|| self.encode_serde(viewer))
+    }
+
+    /// [`Logged::view`] serialised by serde, without copying the event.
+    fn encode_serde(&self, viewer: Viewer) -> String {
         #[derive(serde::Serialize)]
         #[serde(tag = "type", rename = "event")]
         struct EventRef<'a> {
@@ -195,8 +200,7 @@ impl Logged {
             event: Option<&'a GameEvent>,
         }
         let event = self.audience.admits(viewer).then_some(&self.event);
-        protocol::event_json(self.v, event)
-            .unwrap_or_else(|| serde_json::to_string(&EventRef { v: self.v, event }).unwrap_or_default())
+        serde_json::to_string(&EventRef { v: self.v, event }).unwrap_or_default()
     }
 
     /// Whether `viewer` sees this event's status with legal moves that are

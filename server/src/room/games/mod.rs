@@ -299,10 +299,15 @@ pub fn is_playable(variant: Variant) -> bool {
     }
 }
 
+/// How [`RoomGame::command_text`]'s convention begins a move's text (the
+/// move's own text follows).
+pub const PLAY: &str = "move ";
+
 /// A command's stored text by [`RoomGame::command_text`]'s convention.
 pub fn command_text(cmd: &Command) -> String {
     match cmd {
-        Command::Play(mv) => format!("move {mv}"),
+        // Written every move: without the formatting machinery.
+        Command::Play(mv) => [PLAY, mv].concat(),
         Command::Resign => "resign".into(),
         Command::OfferDraw => "offer_draw".into(),
         Command::AnswerDraw(true) => "accept_draw".into(),
@@ -321,7 +326,7 @@ pub fn parse_command(text: &str) -> Option<Command> {
         "decline_draw" => Command::AnswerDraw(false),
         "timeout" => Command::Timeout,
         "abandon" => Command::Abandon,
-        _ => Command::Play(text.strip_prefix("move ")?.to_owned()),
+        _ => Command::Play(text.strip_prefix(PLAY)?.to_owned()),
     })
 }
 

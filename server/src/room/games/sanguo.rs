@@ -310,18 +310,16 @@ impl RoomGame for SanguoGame {
 
     /// The trait's convention, a move in its canonical text (RULES §7).
     fn command_text(&self, cmd: &Command) -> String {
-        match cmd {
-            Command::Play(mv) => match parse_move(mv) {
-                // Written every move: without the formatting machinery.
-                Ok(m) => {
-                    let [from, dash, to] = m.parts();
-                    ["move ", from, dash, to].concat()
-                }
-                // Refused by `apply`, never stored.
-                Err(_) => format!("move {mv}"),
-            },
-            other => super::command_text(other),
+        // A move's canonical text, written every move without the
+        // formatting machinery. One that does not parse is refused by
+        // `apply`, never stored.
+        if let Command::Play(mv) = cmd
+            && let Ok(m) = parse_move(mv)
+        {
+            let [from, dash, to] = m.parts();
+            return [super::PLAY, from, dash, to].concat();
         }
+        super::command_text(cmd)
     }
 
     /// The engine's bot on a copy of the game. Draw votes (the policy is
