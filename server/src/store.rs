@@ -26,6 +26,7 @@ use sqlx::AnyConnection;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::pool::PoolConnection;
 use sqlx::{AnyPool, Connection as _, Executor};
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 
@@ -279,6 +280,66 @@ pub struct Store {
     fences: Option<Arc<Fences>>,
     /// Cluster mode: this node's id, the owner of the games it creates.
     node: Arc<std::sync::OnceLock<String>>,
+    /// Postgres: the group commit's connections between its transactions.
+    kept: Arc<KeptConns>,
+}
+
+/// The group commit's Postgres connections, kept out of the pool between
+/// transactions. sqlx pings every connection given back to its pool (in a
+/// task of its own: one more round trip and a wake-up of the backend), which
+/// the group commit paid once per transaction, ~3 % of the server's CPU at
+/// 10,000 moves a second (docs/CAPACITY.md). A kept connection goes back to
+/// work without it: its last transaction showed that it works; one idle for
+/// [`TEST_IDLE_CONNECTION`], or any while the store is marked down, is pinged
+/// first, as the pool does on acquiring ([`Store::open`]). One that failed a
+/// transaction is closed, not kept. Taken from the pool ([`PoolConnection::detach`],
+/// which lets the pool open another in its place); at most one for each
+/// transaction in flight is kept, and none beyond [`KEPT_LIFETIME`].
+#[derive(Default)]
+struct KeptConns(std::sync::Mutex<Vec<Kept>>);
+
+/// A kept connection, with when it was opened and last used.
+struct Kept {
+    conn: AnyConnection,
+    born: Instant,
+    used: Instant,
+}
+
+impl std::fmt::Debug for KeptConns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0.lock().map_or(0, |v| v.len());
+        f.debug_struct("KeptConns").field("kept", &n).finish()
+    }
+}
+
+/// A kept connection is closed after this long, as the pool retires its own
+/// (sqlx's default `max_lifetime`).
+const KEPT_LIFETIME: Duration = Duration::from_secs(30 * 60);
+
+/// The connection of a group-commit transaction: the pool's (SQLite, whose
+/// single connection is the pool's) or one kept out of it (Postgres).
+enum CommitConn {
+    Pooled(PoolConnection<sqlx::Any>),
+    Kept(AnyConnection, Instant),
+}
+
+impl std::ops::Deref for CommitConn {
+    type Target = AnyConnection;
+    fn deref(&self) -> &AnyConnection {
+        match self {
+            CommitConn::Pooled(c) => c,
+            CommitConn::Kept(c, _) => c,
+        }
+    }
+}
+
+impl std::ops::DerefMut for CommitConn {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        match self {
+            CommitConn::Pooled(c) => c,
+            CommitConn::Kept(c, _) => c,
+        }
+    }
 }
 
 /// The lease epochs of the games a node owns (issue 17). Every commit of a
@@ -661,6 +722,7 @@ impl Store {
             health,
             fences: fenced.then(Arc::default),
             node: Arc::default(),
+            kept: Arc::default(),
         };
         let (tx, rx) = mpsc::channel(4 * MAX_BATCH);
         tokio::spawn(store.clone().group_commit(rx));
@@ -768,6 +830,10 @@ impl Store {
     /// Closes the pool (after every room has committed).
     pub async fn close(&self) {
         self.pool.close().await;
+        let kept = std::mem::take(&mut *self.kept.0.lock().unwrap_or_else(|e| e.into_inner()));
+        for k in kept {
+            let _ = k.conn.close().await;
+        }
     }
 
     /// Whether the database answers.
@@ -1056,14 +1122,13 @@ impl Store {
                 })
                 .collect()
         };
+        let mut conn = self.commit_conn().await?;
         if events_only {
-            let mut conn = self.pool.acquire().await?;
             Self::insert_events(&mut conn, &event_rows()).await?;
         } else if let [(game, v, ops)] = writes
             && statements == 1
             && self.fences.is_none()
         {
-            let mut conn = self.pool.acquire().await?;
             match ops.first() {
                 Some(op) => Self::write(&mut conn, game, *v, op).await?,
                 None => Self::write_version(&mut conn, game, *v).await?,
@@ -1072,7 +1137,7 @@ impl Store {
             // Event rows (the moves) of every room go in one insert
             // (Postgres) or a few (SQLite): one round trip for many moves.
             // The rest is rare.
-            let mut tx = self.pool.begin().await?;
+            let mut tx = conn.begin().await?;
             if let Some(fences) = &self.fences {
                 Self::check_fences(&mut tx, fences, writes).await?;
             }
@@ -1089,8 +1154,57 @@ impl Store {
             Self::write_versions(&mut tx, &versions).await?;
             tx.commit().await?;
         }
+        self.keep(conn);
         self.metrics.store_commit.observe(started.elapsed());
         Ok(())
+    }
+
+    /// A connection for a group-commit transaction ([`KeptConns`]): on
+    /// Postgres a kept one if there is one that works, else one taken from
+    /// the pool; on SQLite the pool's.
+    async fn commit_conn(&self) -> Result<CommitConn, StoreError> {
+        if self.sqlite {
+            return Ok(CommitConn::Pooled(self.pool.acquire().await?));
+        }
+        loop {
+            let kept = self.kept.0.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let Some(Kept { mut conn, born, used }) = kept else {
+                break;
+            };
+            if born.elapsed() >= KEPT_LIFETIME {
+                tokio::spawn(conn.close());
+                continue;
+            }
+            if used.elapsed() >= TEST_IDLE_CONNECTION || !*self.health.borrow() {
+                // As long as the pool would wait for a connection.
+                match tokio::time::timeout(ACQUIRE_TIMEOUT, conn.ping()).await {
+                    Ok(Ok(())) => {}
+                    _ => continue,
+                }
+            }
+            return Ok(CommitConn::Kept(conn, born));
+        }
+        Ok(CommitConn::Kept(self.pool.acquire().await?.detach(), Instant::now()))
+    }
+
+    /// Gives back the connection of a transaction that succeeded: a kept one
+    /// is kept for the next (unless as many are kept as may be in flight), a
+    /// pooled one goes back to the pool.
+    fn keep(&self, conn: CommitConn) {
+        if let CommitConn::Kept(conn, born) = conn {
+            let room = *self.commit_slots.total.lock().unwrap_or_else(|e| e.into_inner());
+            let mut kept = self.kept.0.lock().unwrap_or_else(|e| e.into_inner());
+            if kept.len() < room && !self.pool.is_closed() {
+                kept.push(Kept {
+                    conn,
+                    born,
+                    used: Instant::now(),
+                });
+            } else {
+                drop(kept);
+                tokio::spawn(conn.close());
+            }
+        }
     }
 
     /// Cluster mode: locks the `games` rows of `writes` (shared, until the
@@ -1888,6 +2002,102 @@ mod tests {
         conn.execute(format!("DROP DATABASE {name}").as_str())
             .await
             .expect("drop");
+    }
+
+    /// A test database of its own on the test command's Postgres
+    /// (127.0.0.1:5432, trust), dropped by [`drop_test_db`].
+    async fn test_db() -> (AnyConnection, String) {
+        let name = format!("sanguo_store_{}", rand::random::<u32>());
+        sqlx::any::install_default_drivers();
+        let mut conn = <AnyConnection as sqlx::Connection>::connect("postgres://postgres@127.0.0.1:5432/postgres")
+            .await
+            .expect("the test Postgres on 127.0.0.1:5432");
+        conn.execute(format!("CREATE DATABASE {name}").as_str())
+            .await
+            .expect("create");
+        (conn, name)
+    }
+
+    async fn drop_test_db(mut conn: AnyConnection, name: &str) {
+        conn.execute(format!("DROP DATABASE {name} WITH (FORCE)").as_str())
+            .await
+            .expect("drop");
+    }
+
+    /// The group commit's Postgres transactions run on a connection it keeps
+    /// out of the pool (no ping when it is given back): the same backend
+    /// commits one write after another. One the database closed is replaced
+    /// once it has been idle ([`TEST_IDLE_CONNECTION`]): the next commit
+    /// succeeds on a new connection.
+    #[tokio::test]
+    async fn the_group_commit_keeps_its_connection_and_replaces_one_the_database_closed() {
+        let (admin, name) = test_db().await;
+        let store = Store::connect(
+            &format!("postgres://postgres@127.0.0.1:5432/{name}"),
+            Metrics::default(),
+        )
+        .await
+        .expect("store");
+        store.create_player("p1", "P", None, "token-p1").await.expect("player");
+        let settings = GameSettings {
+            variant: Default::default(),
+            time_control: protocol::TimeControl::default(),
+            direction: protocol::Direction::default(),
+            public: true,
+            players_chat: true,
+            grace_ms: 60_000,
+            rated: false,
+            anqi: None,
+        };
+        store
+            .create_game("g1", "p1", &settings, "start", None)
+            .await
+            .expect("game");
+        let kept_pid = || async {
+            let mut kept = store.kept.0.lock().unwrap().pop().expect("a kept connection");
+            let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+                .fetch_one(&mut kept.conn)
+                .await
+                .expect("pid");
+            store.kept.0.lock().unwrap().push(kept);
+            pid
+        };
+        store
+            .commit("g1", 1, &[Op::Event(event(0, Side::W))])
+            .await
+            .expect("first");
+        let first = kept_pid().await;
+        for k in 1..5u64 {
+            store
+                .commit("g1", k + 1, &[Op::Event(event(k, Side::ALL[k as usize % 3]))])
+                .await
+                .expect("next");
+            assert_eq!(
+                store.kept.0.lock().unwrap().len(),
+                1,
+                "one transaction at a time keeps one"
+            );
+            assert_eq!(kept_pid().await, first, "the same connection commits again");
+        }
+        sqlx::query("SELECT pg_terminate_backend($1)")
+            .bind(first)
+            .execute(&store.pool)
+            .await
+            .expect("terminate");
+        tokio::time::sleep(TEST_IDLE_CONNECTION + Duration::from_millis(100)).await;
+        store
+            .commit("g1", 6, &[Op::Event(event(5, Side::B))])
+            .await
+            .expect("a commit after the kept connection was closed");
+        assert_ne!(kept_pid().await, first, "a new connection");
+        let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM events WHERE game_id = 'g1'")
+            .fetch_one(&store.pool)
+            .await
+            .expect("rows");
+        assert_eq!(rows, 6);
+        store.close().await;
+        assert!(store.kept.0.lock().unwrap().is_empty(), "closed with the store");
+        drop_test_db(admin, &name).await;
     }
 
     /// A group commit of several rooms, one of them with more event rows than
