@@ -1989,19 +1989,9 @@ mod tests {
     /// Needs the Postgres of the test command's setup (127.0.0.1:5432, trust).
     #[tokio::test]
     async fn a_batch_of_rooms_stores_every_event_row_on_postgres() {
-        let name = format!("sanguo_store_{}", rand::random::<u32>());
-        let admin = "postgres://postgres@127.0.0.1:5432/postgres";
-        sqlx::any::install_default_drivers();
-        let mut conn = <AnyConnection as sqlx::Connection>::connect(admin)
-            .await
-            .expect("the test Postgres on 127.0.0.1:5432");
-        conn.execute(format!("CREATE DATABASE {name}").as_str())
-            .await
-            .expect("create");
+        let (admin, name) = test_db().await;
         stores_every_event_row(&format!("postgres://postgres@127.0.0.1:5432/{name}")).await;
-        conn.execute(format!("DROP DATABASE {name}").as_str())
-            .await
-            .expect("drop");
+        drop_test_db(admin, &name).await;
     }
 
     /// A test database of its own on the test command's Postgres
@@ -2032,27 +2022,7 @@ mod tests {
     #[tokio::test]
     async fn the_group_commit_keeps_its_connection_and_replaces_one_the_database_closed() {
         let (admin, name) = test_db().await;
-        let store = Store::connect(
-            &format!("postgres://postgres@127.0.0.1:5432/{name}"),
-            Metrics::default(),
-        )
-        .await
-        .expect("store");
-        store.create_player("p1", "P", None, "token-p1").await.expect("player");
-        let settings = GameSettings {
-            variant: Default::default(),
-            time_control: protocol::TimeControl::default(),
-            direction: protocol::Direction::default(),
-            public: true,
-            players_chat: true,
-            grace_ms: 60_000,
-            rated: false,
-            anqi: None,
-        };
-        store
-            .create_game("g1", "p1", &settings, "start", None)
-            .await
-            .expect("game");
+        let store = store_with_games(&format!("postgres://postgres@127.0.0.1:5432/{name}"), &["g1"]).await;
         let kept_pid = || async {
             let mut kept = store.kept.0.lock().unwrap().pop().expect("a kept connection");
             let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
@@ -2100,11 +2070,8 @@ mod tests {
         drop_test_db(admin, &name).await;
     }
 
-    /// A group commit of several rooms, one of them with more event rows than
-    /// one SQLite INSERT takes, stores every row with its room's version, in
-    /// order: moves alone (Postgres: one `unnest` statement without a
-    /// transaction), then moves with other writes (a transaction).
-    async fn stores_every_event_row(url: &str) {
+    /// A store at `url` with a player `p1` and its games `games`.
+    async fn store_with_games(url: &str, games: &[&str]) -> Store {
         let store = Store::connect(url, Metrics::default()).await.expect("store");
         store.create_player("p1", "P", None, "token-p1").await.expect("player");
         let settings = GameSettings {
@@ -2117,12 +2084,21 @@ mod tests {
             rated: false,
             anqi: None,
         };
-        for g in ["g1", "g2", "g3"] {
+        for g in games {
             store
                 .create_game(g, "p1", &settings, "start", None)
                 .await
                 .expect("game");
         }
+        store
+    }
+
+    /// A group commit of several rooms, one of them with more event rows than
+    /// one SQLite INSERT takes, stores every row with its room's version, in
+    /// order: moves alone (Postgres: one `unnest` statement without a
+    /// transaction), then moves with other writes (a transaction).
+    async fn stores_every_event_row(url: &str) {
+        let store = store_with_games(url, &["g1", "g2", "g3"]).await;
         let row = |k: u64| {
             if k % 5 == 3 {
                 odd_event(k, Side::ALL[k as usize % 3])
