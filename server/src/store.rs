@@ -294,11 +294,12 @@ pub struct Store {
 /// first, as the pool does on acquiring ([`Store::open`]). One that failed a
 /// transaction is closed, not kept. Taken from the pool ([`PoolConnection::detach`],
 /// which lets the pool open another in its place); at most one for each
-/// transaction in flight is kept, and none beyond [`KEPT_LIFETIME`].
+/// transaction in flight is kept, and none longer than [`KEPT_LIFETIME`]
+/// after it left the pool.
 #[derive(Default)]
 struct KeptConns(std::sync::Mutex<Vec<Kept>>);
 
-/// A kept connection, with when it was opened and last used.
+/// A kept connection, with when it left the pool and when it was last used.
 struct Kept {
     conn: AnyConnection,
     born: Instant,
@@ -312,8 +313,8 @@ impl std::fmt::Debug for KeptConns {
     }
 }
 
-/// A kept connection is closed after this long, as the pool retires its own
-/// (sqlx's default `max_lifetime`).
+/// A kept connection is closed this long after it left the pool, as the pool
+/// retires its own (sqlx's default `max_lifetime`).
 const KEPT_LIFETIME: Duration = Duration::from_secs(30 * 60);
 
 /// The connection of a group-commit transaction: the pool's (SQLite, whose
@@ -1192,9 +1193,9 @@ impl Store {
     /// pooled one goes back to the pool.
     fn keep(&self, conn: CommitConn) {
         if let CommitConn::Kept(conn, born) = conn {
-            let room = *self.commit_slots.total.lock().unwrap_or_else(|e| e.into_inner());
+            let most = *self.commit_slots.total.lock().unwrap_or_else(|e| e.into_inner());
             let mut kept = self.kept.0.lock().unwrap_or_else(|e| e.into_inner());
-            if kept.len() < room && !self.pool.is_closed() {
+            if kept.len() < most && !self.pool.is_closed() {
                 kept.push(Kept {
                     conn,
                     born,
