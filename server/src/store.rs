@@ -291,26 +291,20 @@ pub struct Store {
 /// 10,000 moves a second (docs/CAPACITY.md). A kept connection goes back to
 /// work without it: its last transaction showed that it works; one idle for
 /// [`TEST_IDLE_CONNECTION`], or any while the store is marked down, is pinged
-/// first, as the pool does on acquiring ([`Store::open`]). One that failed a
+/// first, as the pool's are on acquiring ([`test_before_use`]). One that failed a
 /// transaction is closed, not kept. Taken from the pool ([`PoolConnection::detach`],
 /// which lets the pool open another in its place); at most one for each
 /// transaction in flight is kept, and none longer than [`KEPT_LIFETIME`]
 /// after it left the pool.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct KeptConns(std::sync::Mutex<Vec<Kept>>);
 
 /// A kept connection, with when it left the pool and when it was last used.
+#[derive(Debug)]
 struct Kept {
     conn: AnyConnection,
     born: Instant,
     used: Instant,
-}
-
-impl std::fmt::Debug for KeptConns {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = self.0.lock().map_or(0, |v| v.len());
-        f.debug_struct("KeptConns").field("kept", &n).finish()
-    }
 }
 
 /// A kept connection is closed this long after it left the pool, as the pool
@@ -384,6 +378,13 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 /// A pooled connection idle this long is pinged before it is used (one in
 /// steady use is not: its last query showed it works).
 const TEST_IDLE_CONNECTION: Duration = Duration::from_secs(1);
+
+/// Whether a connection idle for `idle` is pinged before it is used, the
+/// store being up or not: the pool's connections and the group commit's
+/// kept ones alike.
+fn test_before_use(idle: Duration, up: bool) -> bool {
+    idle >= TEST_IDLE_CONNECTION || !up
+}
 /// How often the store probes a database that went away.
 const PROBE_EVERY: Duration = Duration::from_millis(500);
 
@@ -689,7 +690,7 @@ impl Store {
             // down, is tested first, and dropped if it does not answer.
             .test_before_acquire(false)
             .before_acquire(move |conn, meta| {
-                let test = meta.idle_for >= TEST_IDLE_CONNECTION || !*up.borrow();
+                let test = test_before_use(meta.idle_for, *up.borrow());
                 Box::pin(async move {
                     if test {
                         conn.ping().await?;
@@ -1176,7 +1177,7 @@ impl Store {
                 tokio::spawn(conn.close());
                 continue;
             }
-            if used.elapsed() >= TEST_IDLE_CONNECTION || !*self.health.borrow() {
+            if test_before_use(used.elapsed(), *self.health.borrow()) {
                 // As long as the pool would wait for a connection.
                 match tokio::time::timeout(ACQUIRE_TIMEOUT, conn.ping()).await {
                     Ok(Ok(())) => {}

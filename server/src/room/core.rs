@@ -175,7 +175,8 @@ impl Logged {
             return text;
         }
         if event.and_then(status_ref).is_some_and(|s| !s.legal_moves.is_empty()) {
-            let lean = self.encode_lean(viewer);
+            // `event_json` refused the event: the lean one is serde's too.
+            let lean = self.without_moves(|l| l.encode_serde(viewer));
             if let Some(full) = self.encode_listed(&lean) {
                 return full;
             }
@@ -217,8 +218,14 @@ impl Logged {
     /// empty list), without copying the event: the list is set aside while
     /// the event is written.
     pub fn encode_lean(&mut self, viewer: Viewer) -> String {
+        self.without_moves(|l| l.encode_whole(viewer))
+    }
+
+    /// `write` given the event with its status's legal moves set aside (an
+    /// empty list), not copied; they are put back after.
+    fn without_moves(&mut self, write: impl FnOnce(&Self) -> String) -> String {
         let moves = status_of(&mut self.event).map(|s| std::mem::take(&mut s.legal_moves));
-        let text = self.encode_whole(viewer);
+        let text = write(self);
         if let (Some(status), Some(moves)) = (status_of(&mut self.event), moves) {
             status.legal_moves = moves;
         }
