@@ -282,6 +282,8 @@ pub struct Store {
     node: Arc<std::sync::OnceLock<String>>,
     /// Postgres: the group commit's connections between its transactions.
     kept: Arc<KeptConns>,
+    /// Postgres: the connections of the requests' frequent statements.
+    requests: Arc<RequestConns>,
 }
 
 /// The group commit's Postgres connections, kept out of the pool between
@@ -298,6 +300,52 @@ pub struct Store {
 /// after it left the pool.
 #[derive(Debug, Default)]
 struct KeptConns(std::sync::Mutex<Vec<Kept>>);
+
+/// The connections of the statements every guest, game, seat and socket
+/// costs (a session's lookup, a guest's and a game's creation, a creator's
+/// count of open games, a game's phase), kept out of the pool as the group
+/// commit's are ([`KeptConns`]), for the same reason: through the pool each
+/// such statement was two round trips (itself, then sqlx's ping on giving the
+/// connection back). At most [`REQUEST_CONNS`] at once (a permit each, waited
+/// for as long as the pool would wait); as many are kept between requests.
+#[derive(Debug)]
+struct RequestConns {
+    kept: KeptConns,
+    permits: Arc<Semaphore>,
+}
+
+/// The most connections the requests' frequent statements hold at once.
+const REQUEST_CONNS: usize = 8;
+
+impl Default for RequestConns {
+    fn default() -> Self {
+        RequestConns {
+            kept: KeptConns::default(),
+            permits: Arc::new(Semaphore::new(REQUEST_CONNS)),
+        }
+    }
+}
+
+/// A connection for one request's statements ([`Store::request_conn`]),
+/// holding its permit: given back with [`Store::keep_request`] once they
+/// ended cleanly; dropped otherwise (a kept one is then closed).
+pub(crate) struct RequestConn {
+    conn: CommitConn,
+    _permit: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl std::ops::Deref for RequestConn {
+    type Target = AnyConnection;
+    fn deref(&self) -> &AnyConnection {
+        &self.conn
+    }
+}
+
+impl std::ops::DerefMut for RequestConn {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        &mut self.conn
+    }
+}
 
 /// A kept connection, with when it left the pool and when it was last used.
 #[derive(Debug)]
@@ -725,6 +773,7 @@ impl Store {
             fences: fenced.then(Arc::default),
             node: Arc::default(),
             kept: Arc::default(),
+            requests: Arc::default(),
         };
         let (tx, rx) = mpsc::channel(4 * MAX_BATCH);
         tokio::spawn(store.clone().group_commit(rx));
@@ -832,9 +881,11 @@ impl Store {
     /// Closes the pool (after every room has committed).
     pub async fn close(&self) {
         self.pool.close().await;
-        let kept = std::mem::take(&mut *self.kept.0.lock().unwrap_or_else(|e| e.into_inner()));
-        for k in kept {
-            let _ = k.conn.close().await;
+        for set in [&self.kept, &self.requests.kept] {
+            let kept = std::mem::take(&mut *set.0.lock().unwrap_or_else(|e| e.into_inner()));
+            for k in kept {
+                let _ = k.conn.close().await;
+            }
         }
     }
 
@@ -852,7 +903,46 @@ impl Store {
         token: &str,
     ) -> Result<(), StoreError> {
         let now = wall_ms();
-        let mut tx = self.pool.begin().await?;
+        let mut conn = self.request_conn().await?;
+        let done = if self.sqlite {
+            Self::insert_player_and_session(&mut conn, id, name, account, token, now).await
+        } else {
+            // One statement, atomic on its own: one round trip, not a
+            // transaction's four.
+            sqlx::query(
+                "WITH p AS (INSERT INTO players (id, name, username, password_hash, created_ms) \
+                 VALUES ($1, $2, $3, $4, $5) RETURNING id) \
+                 INSERT INTO sessions (token_sha256, player_id, created_ms) SELECT $6, id, $5 FROM p",
+            )
+            .bind(id)
+            .bind(name)
+            .bind(account.map(|a| a.0))
+            .bind(account.map(|a| a.1))
+            .bind(now)
+            .bind(token_digest(token))
+            .execute(&mut *conn)
+            .await
+            .map(|_| ())
+            .map_err(conflict)
+        };
+        // A name already taken leaves the connection ready (a refused
+        // statement outside a transaction; SQLite's goes back to the pool).
+        if matches!(done, Ok(()) | Err(StoreError::Conflict)) {
+            self.keep_request(conn);
+        }
+        done
+    }
+
+    /// [`Store::create_player`]'s two rows in a transaction (SQLite).
+    async fn insert_player_and_session(
+        conn: &mut AnyConnection,
+        id: &str,
+        name: &str,
+        account: Option<(&str, &str)>,
+        token: &str,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let mut tx = conn.begin().await?;
         sqlx::query("INSERT INTO players (id, name, username, password_hash, created_ms) VALUES ($1, $2, $3, $4, $5)")
             .bind(id)
             .bind(name)
@@ -874,12 +964,14 @@ impl Store {
 
     /// A new session for an existing player.
     pub async fn create_session(&self, player: &str, token: &str) -> Result<(), StoreError> {
+        let mut conn = self.request_conn().await?;
         sqlx::query("INSERT INTO sessions (token_sha256, player_id, created_ms) VALUES ($1, $2, $3)")
             .bind(token_digest(token))
             .bind(player)
             .bind(wall_ms())
-            .execute(&self.pool)
+            .execute(&mut *conn)
             .await?;
+        self.keep_request(conn);
         Ok(())
     }
 
@@ -906,13 +998,15 @@ impl Store {
     /// The player a session token belongs to, if the session is known and
     /// younger than `ttl`.
     pub async fn player_by_token(&self, token: &str, ttl: Duration) -> Result<TokenLookup, StoreError> {
+        let mut conn = self.request_conn().await?;
         let row = sqlx::query(
             "SELECT p.id, p.name, p.username, s.created_ms FROM sessions s JOIN players p ON p.id = s.player_id \
              WHERE s.token_sha256 = $1",
         )
         .bind(token_digest(token))
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *conn)
         .await?;
+        self.keep_request(conn);
         let Some(r) = row else {
             return Ok(TokenLookup::Unknown);
         };
@@ -939,9 +1033,8 @@ impl Store {
         initial_position: &str,
         secret: Option<&str>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
         let owner = self.creator_node();
-        sqlx::query(
+        let insert = sqlx::query(
             "INSERT INTO games (id, created_by, phase, settings, initial_position, public, v, created_ms, variant, \
              owner_node, owner_epoch) VALUES ($1, $2, 'open', $3, $4, $5, 0, $6, $7, $8, $9)",
         )
@@ -953,14 +1046,18 @@ impl Store {
         .bind(wall_ms())
         .bind(settings.variant.key())
         .bind(owner)
-        .bind(i64::from(owner.is_some()))
-        .execute(&mut *tx)
-        .await
-        .map_err(conflict)?;
+        .bind(i64::from(owner.is_some()));
+        let mut conn = self.request_conn().await?;
         if let Some(secret) = secret {
+            let mut tx = conn.begin().await?;
+            insert.execute(&mut *tx).await.map_err(conflict)?;
             Self::write_secret(&mut tx, id, secret).await?;
+            tx.commit().await?;
+        } else {
+            // One statement: atomic without a transaction's two more round trips.
+            insert.execute(&mut *conn).await.map_err(conflict)?;
         }
-        tx.commit().await?;
+        self.keep_request(conn);
         self.owned_from_birth(id);
         Ok(())
     }
@@ -989,10 +1086,12 @@ impl Store {
 
     /// A game's phase (`None`: no such game): one indexed read, nothing loaded.
     pub async fn game_phase(&self, id: &str) -> Result<Option<Phase>, StoreError> {
+        let mut conn = self.request_conn().await?;
         let row = sqlx::query("SELECT phase FROM games WHERE id = $1")
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&mut *conn)
             .await?;
+        self.keep_request(conn);
         row.map(|r| {
             let phase: String = r.try_get("phase")?;
             Phase::parse(&phase).ok_or_else(|| StoreError::Corrupt(format!("phase {phase:?}")))
@@ -1003,13 +1102,15 @@ impl Store {
     /// Unfinished games created by a player.
     pub async fn active_games_created_by(&self, player: &str) -> Result<i64, StoreError> {
         // Tournament games are the organizer's duty, not its own games.
+        let mut conn = self.request_conn().await?;
         let row = sqlx::query(
             "SELECT COUNT(*) AS n FROM games WHERE created_by = $1 AND phase <> 'finished' \
              AND id NOT IN (SELECT game_id FROM tournament_games)",
         )
         .bind(player)
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *conn)
         .await?;
+        self.keep_request(conn);
         Ok(row.try_get::<i64, _>("n")?)
     }
 
@@ -1168,8 +1269,37 @@ impl Store {
         if self.sqlite {
             return Ok(CommitConn::Pooled(self.pool.acquire().await?));
         }
+        self.kept_or_new(&self.kept).await
+    }
+
+    /// A connection for a request's frequent statements ([`RequestConns`]):
+    /// on Postgres, once a permit is free (waited for as long as the pool
+    /// waits for a connection), a kept one that works or one taken from the
+    /// pool; on SQLite the pool's.
+    pub(crate) async fn request_conn(&self) -> Result<RequestConn, StoreError> {
+        if self.sqlite {
+            return Ok(RequestConn {
+                conn: CommitConn::Pooled(self.pool.acquire().await?),
+                _permit: None,
+            });
+        }
+        let permits = Arc::clone(&self.requests.permits);
+        let permit = match tokio::time::timeout(ACQUIRE_TIMEOUT, permits.acquire_owned()).await {
+            Ok(Ok(p)) => p,
+            _ => return Err(sqlx::Error::PoolTimedOut.into()),
+        };
+        Ok(RequestConn {
+            conn: self.kept_or_new(&self.requests.kept).await?,
+            _permit: Some(permit),
+        })
+    }
+
+    /// A kept connection of `set` that works (one idle for a while, or any
+    /// while the store is marked down, is pinged first; one past
+    /// [`KEPT_LIFETIME`] is closed), else one taken from the pool.
+    async fn kept_or_new(&self, set: &KeptConns) -> Result<CommitConn, StoreError> {
         loop {
-            let kept = self.kept.0.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let kept = set.0.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let Some(Kept { mut conn, born, used }) = kept else {
                 break;
             };
@@ -1193,9 +1323,23 @@ impl Store {
     /// is kept for the next (unless as many are kept as may be in flight), a
     /// pooled one goes back to the pool.
     fn keep(&self, conn: CommitConn) {
+        let most = *self.commit_slots.total.lock().unwrap_or_else(|e| e.into_inner());
+        self.keep_in(&self.kept, most, conn);
+    }
+
+    /// Gives back a request's connection whose statements ended cleanly
+    /// (they succeeded, or the database refused one outside a transaction,
+    /// which leaves the connection ready): kept for the next request, or
+    /// back to the pool (SQLite). Its permit is released.
+    pub(crate) fn keep_request(&self, conn: RequestConn) {
+        self.keep_in(&self.requests.kept, REQUEST_CONNS, conn.conn);
+    }
+
+    /// Keeps `conn` in `set` if it was kept out of the pool and `set` holds
+    /// fewer than `most` (else closes it); a pooled one goes back to the pool.
+    fn keep_in(&self, set: &KeptConns, most: usize, conn: CommitConn) {
         if let CommitConn::Kept(conn, born) = conn {
-            let most = *self.commit_slots.total.lock().unwrap_or_else(|e| e.into_inner());
-            let mut kept = self.kept.0.lock().unwrap_or_else(|e| e.into_inner());
+            let mut kept = set.0.lock().unwrap_or_else(|e| e.into_inner());
             if kept.len() < most && !self.pool.is_closed() {
                 kept.push(Kept {
                     conn,
@@ -2069,6 +2213,89 @@ mod tests {
         assert_eq!(rows, 6);
         store.close().await;
         assert!(store.kept.0.lock().unwrap().is_empty(), "closed with the store");
+        drop_test_db(admin, &name).await;
+    }
+
+    /// The requests' frequent statements run on connections kept out of the
+    /// pool ([`RequestConns`]): one backend serves one request after another,
+    /// a guest's player and session are one atomic statement, a name already
+    /// taken is refused (no row of either kind) and leaves the connection
+    /// kept, at most [`REQUEST_CONNS`] serve requests at once, and one the
+    /// database closed is replaced once idle.
+    #[tokio::test]
+    async fn the_requests_keep_their_connections_and_replace_one_the_database_closed() {
+        let (admin, name) = test_db().await;
+        let store = store_with_games(&format!("postgres://postgres@127.0.0.1:5432/{name}"), &["g1"]).await;
+        let kept_pid = || async {
+            let kept = store.requests.kept.0.lock().unwrap().pop();
+            let mut kept = kept.expect("a kept connection");
+            let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+                .fetch_one(&mut kept.conn)
+                .await
+                .expect("pid");
+            store.requests.kept.0.lock().unwrap().push(kept);
+            pid
+        };
+        let first = kept_pid().await;
+        let count = |sql: &'static str| async {
+            sqlx::query_scalar::<_, i64>(sql)
+                .fetch_one(&store.pool)
+                .await
+                .expect("count")
+        };
+        store
+            .create_player("p2", "Two", Some(("two", "hash")), "token-p2")
+            .await
+            .expect("an account");
+        let taken = store
+            .create_player("p3", "Three", Some(("two", "hash")), "token-p3")
+            .await;
+        assert!(matches!(taken, Err(StoreError::Conflict)), "{taken:?}");
+        assert_eq!(count("SELECT count(*) FROM players WHERE id = 'p3'").await, 0);
+        assert_eq!(count("SELECT count(*) FROM sessions WHERE player_id = 'p3'").await, 0);
+        assert_eq!(count("SELECT count(*) FROM sessions WHERE player_id = 'p2'").await, 1);
+        let ttl = Duration::from_secs(3600);
+        for token in ["token-p1", "token-p2"] {
+            assert!(matches!(
+                store.player_by_token(token, ttl).await,
+                Ok(TokenLookup::Player(_))
+            ));
+        }
+        assert_eq!(store.game_phase("g1").await.expect("phase"), Some(Phase::Open));
+        assert_eq!(store.active_games_created_by("p1").await.expect("count"), 1);
+        assert_eq!(
+            store.requests.kept.0.lock().unwrap().len(),
+            1,
+            "one at a time keeps one"
+        );
+        assert_eq!(kept_pid().await, first, "the same connection serves every request");
+        let many = (0..3 * REQUEST_CONNS).map(|_| store.player_by_token("token-p1", ttl));
+        for found in futures_util::future::join_all(many).await {
+            assert!(matches!(found, Ok(TokenLookup::Player(_))));
+        }
+        let kept = store.requests.kept.0.lock().unwrap().len();
+        assert!((1..=REQUEST_CONNS).contains(&kept), "{kept} kept");
+        while store.requests.kept.0.lock().unwrap().len() > 1 {
+            let k = store.requests.kept.0.lock().unwrap().pop().expect("kept");
+            k.conn.close().await.expect("close");
+        }
+        let pid = kept_pid().await;
+        sqlx::query("SELECT pg_terminate_backend($1)")
+            .bind(pid)
+            .execute(&store.pool)
+            .await
+            .expect("terminate");
+        tokio::time::sleep(TEST_IDLE_CONNECTION + Duration::from_millis(100)).await;
+        assert!(matches!(
+            store.player_by_token("token-p2", ttl).await,
+            Ok(TokenLookup::Player(_))
+        ));
+        assert_ne!(kept_pid().await, pid, "a new connection");
+        store.close().await;
+        assert!(
+            store.requests.kept.0.lock().unwrap().is_empty(),
+            "closed with the store"
+        );
         drop_test_db(admin, &name).await;
     }
 
