@@ -1125,6 +1125,9 @@ impl Store {
     /// (once) and starts probing it until it answers again.
     fn observe<T>(&self, r: &Result<T, StoreError>) {
         match r {
+            // Every commit ends here: a look under the read lock, the write
+            // lock only when the store comes back.
+            Ok(_) if *self.health.borrow() => {}
             Ok(_) => {
                 self.health.send_if_modified(|up| !std::mem::replace(up, true));
             }
@@ -1174,7 +1177,10 @@ impl Store {
                 return r;
             }
         }
-        self.commit_now(&[(game, v, ops)]).await
+        // Boxed: a transaction's future is a few KB, and every room's task
+        // holds room for what it awaits, idle or not; the queued path above
+        // is a few hundred bytes.
+        Box::pin(self.commit_now(&[(game, v, ops)])).await
     }
 
     /// Commits the writes of one or more rooms together. A single statement

@@ -308,9 +308,10 @@ pub enum Journal {
 impl Journal {
     async fn commit(&self, game: &str, v: u64, ops: &[Op]) -> Result<(), StoreError> {
         match self {
-            // Boxed: a commit's future is a few KB, and a room's task would
-            // otherwise hold room for it all its life, idle or not.
-            Journal::Store(s) => Box::pin(s.commit(game, v, ops)).await,
+            // Not boxed: the store boxes what is large (a transaction of its
+            // own when the group commit is not running); a queued commit's
+            // future is a few hundred bytes, and it is awaited for every move.
+            Journal::Store(s) => s.commit(game, v, ops).await,
             Journal::Memory(m) => {
                 m.lock()
                     .unwrap_or_else(|e| e.into_inner())
