@@ -10,6 +10,7 @@
 pub mod bots;
 pub mod core;
 pub mod games;
+pub mod mailbox;
 pub mod outbox;
 pub mod remote;
 
@@ -20,7 +21,7 @@ use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
 use protocol::{Channel, ErrorBody, ErrorCode, PROTOCOL_VERSION, Role, ServerMsg, Side, Snapshot};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{oneshot, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -133,7 +134,7 @@ pub fn check_playable(variant: protocol::Variant) -> Result<(), ErrorBody> {
 /// A handle to a room's task.
 #[derive(Debug, Clone)]
 pub struct RoomHandle {
-    tx: mpsc::Sender<Msg>,
+    tx: mailbox::Sender<Msg>,
     generation: u64,
     /// A room of this node, rather than a proxy of another node's ([`remote`]).
     local: bool,
@@ -190,8 +191,8 @@ impl RoomHandle {
         // it at once, without the future of an awaited send.
         match self.tx.try_send(msg) {
             Ok(()) => true,
-            Err(mpsc::error::TrySendError::Full(msg)) => self.tx.send(msg).await.is_ok(),
-            Err(mpsc::error::TrySendError::Closed(_)) => false,
+            Err(mailbox::TrySendError::Full(msg)) => self.tx.send(msg).await.is_ok(),
+            Err(mailbox::TrySendError::Closed(_)) => false,
         }
     }
 
@@ -506,7 +507,7 @@ impl Rooms {
     /// Starts the task of a room whose step is committed, unless another
     /// task got there first.
     fn spawn(self: &Arc<Self>, room: Room, base_ms: u64) -> RoomHandle {
-        let (tx, rx) = mpsc::channel(MAILBOX);
+        let (tx, rx) = mailbox::mailbox(MAILBOX);
         let handle = RoomHandle {
             tx,
             generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
@@ -833,7 +834,7 @@ struct Actor {
     /// Set while the store is out.
     outage: Option<Outage>,
     conns: HashMap<u64, Conn>,
-    rx: mpsc::Receiver<Msg>,
+    rx: mailbox::Receiver<Msg>,
     ctx: RoomContext,
     /// Game time at `epoch`.
     base_ms: u64,

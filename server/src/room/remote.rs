@@ -37,7 +37,7 @@ use axum::extract::ws::Utf8Bytes;
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::StreamExt;
 use protocol::{ErrorBody, ErrorCode};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -214,7 +214,7 @@ pub(super) fn proxy(
     game: &str,
     owner: String,
 ) -> RoomHandle {
-    let (tx, rx) = mpsc::channel(MAILBOX);
+    let (tx, rx) = super::mailbox::mailbox(MAILBOX);
     let handle = RoomHandle {
         tx,
         generation: rooms.next_generation.fetch_add(1, Ordering::Relaxed),
@@ -249,7 +249,7 @@ struct Proxy {
     owner: String,
     cluster: Arc<Cluster>,
     deliveries: Arc<Deliveries>,
-    rx: mpsc::Receiver<Msg>,
+    rx: super::mailbox::Receiver<Msg>,
     /// This node's connections to the game.
     conns: HashMap<u64, Outbox>,
     shutdown: CancellationToken,
