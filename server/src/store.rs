@@ -2203,12 +2203,7 @@ mod tests {
             );
             assert_eq!(kept_pid().await, first, "the same connection commits again");
         }
-        sqlx::query("SELECT pg_terminate_backend($1)")
-            .bind(first)
-            .execute(&store.pool)
-            .await
-            .expect("terminate");
-        tokio::time::sleep(TEST_IDLE_CONNECTION + Duration::from_millis(100)).await;
+        terminate_and_idle(&store, first).await;
         store
             .commit("g1", 6, &[Op::Event(event(5, Side::B))])
             .await
@@ -2288,12 +2283,7 @@ mod tests {
             k.conn.close().await.expect("close");
         }
         let pid = kept_pid().await;
-        sqlx::query("SELECT pg_terminate_backend($1)")
-            .bind(pid)
-            .execute(&store.pool)
-            .await
-            .expect("terminate");
-        tokio::time::sleep(TEST_IDLE_CONNECTION + Duration::from_millis(100)).await;
+        terminate_and_idle(&store, pid).await;
         assert!(matches!(
             store.player_by_token("token-p2", ttl).await,
             Ok(TokenLookup::Player(_))
@@ -2305,6 +2295,17 @@ mod tests {
             "closed with the store"
         );
         drop_test_db(admin, &name).await;
+    }
+
+    /// Closes backend `pid` from the database's side, then waits until a
+    /// kept connection counts as idle (it is pinged before it is used again).
+    async fn terminate_and_idle(store: &Store, pid: i32) {
+        sqlx::query("SELECT pg_terminate_backend($1)")
+            .bind(pid)
+            .execute(&store.pool)
+            .await
+            .expect("terminate");
+        tokio::time::sleep(TEST_IDLE_CONNECTION + Duration::from_millis(100)).await;
     }
 
     /// A store at `url` with a player `p1` and its games `games`.

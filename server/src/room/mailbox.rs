@@ -157,19 +157,7 @@ impl<T> Receiver<T> {
     /// The next message; `None` once it is empty and every sender is gone.
     /// Cancel-safe: a message is taken only when it is returned.
     pub async fn recv(&mut self) -> Option<T> {
-        poll_fn(|cx| {
-            if let Some(r) = self.take() {
-                return Poll::Ready(r);
-            }
-            self.shared.waker.register(cx.waker());
-            // A message, or the last sender leaving, between the first look
-            // and the registration.
-            match self.take() {
-                Some(r) => Poll::Ready(r),
-                None => Poll::Pending,
-            }
-        })
-        .await
+        take_or_wait(&self.shared.waker, || self.take()).await
     }
 
     /// `Some(Some(msg))`: a message; `Some(None)`: empty with no sender
@@ -195,6 +183,25 @@ impl<T> Receiver<T> {
             None => None,
         }
     }
+}
+
+/// What `take` finds, once it finds something: a look, then the waker
+/// registered and a second look (so that what arrives between the first look
+/// and the registration is not missed), then waiting for a wake-up. The
+/// receiving end of this mailbox and of a connection's
+/// [`outbox`](super::outbox) alike; cancel-safe as long as `take` is.
+pub(super) async fn take_or_wait<R>(waker: &AtomicWaker, take: impl Fn() -> Option<R>) -> R {
+    poll_fn(|cx| {
+        if let Some(r) = take() {
+            return Poll::Ready(r);
+        }
+        waker.register(cx.waker());
+        match take() {
+            Some(r) => Poll::Ready(r),
+            None => Poll::Pending,
+        }
+    })
+    .await
 }
 
 impl<T> Drop for Receiver<T> {

@@ -117,18 +117,7 @@ impl Outbox {
 impl Inbox {
     /// The next message, or [`Received::Kicked`] as soon as the room kicked.
     pub async fn recv(&self) -> Received {
-        poll_fn(|cx| {
-            if let Some(r) = self.take() {
-                return Poll::Ready(r);
-            }
-            self.shared.waker.register(cx.waker());
-            // A message or kick between the first look and the registration.
-            match self.take() {
-                Some(r) => Poll::Ready(r),
-                None => Poll::Pending,
-            }
-        })
-        .await
+        super::mailbox::take_or_wait(&self.shared.waker, || self.take()).await
     }
 
     /// Resolves once the room has kicked the connection (messages stay queued).
