@@ -2272,6 +2272,27 @@ mod tests {
             "one at a time keeps one"
         );
         assert_eq!(kept_pid().await, first, "the same connection serves every request");
+        // The permits: with REQUEST_CONNS connections held, one more waits
+        // until one is given back.
+        let mut held = Vec::new();
+        for _ in 0..REQUEST_CONNS {
+            held.push(store.request_conn().await.expect("a connection"));
+        }
+        assert!(
+            tokio::time::timeout(Duration::from_millis(200), store.request_conn())
+                .await
+                .is_err(),
+            "one more than REQUEST_CONNS waits"
+        );
+        store.keep_request(held.pop().expect("held"));
+        let another = tokio::time::timeout(Duration::from_millis(200), store.request_conn())
+            .await
+            .expect("one given back lets another go")
+            .expect("a connection");
+        held.push(another);
+        for conn in held {
+            store.keep_request(conn);
+        }
         let many = (0..3 * REQUEST_CONNS).map(|_| store.player_by_token("token-p1", ttl));
         for found in futures_util::future::join_all(many).await {
             assert!(matches!(found, Ok(TokenLookup::Player(_))));

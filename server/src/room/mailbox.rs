@@ -165,11 +165,8 @@ impl<T> Receiver<T> {
     fn take(&self) -> Option<Option<T>> {
         let mut state = self.shared.lock();
         let was_full = state.queue.len() >= self.shared.capacity;
-        match state.queue.pop_front() {
+        match pop_front_shrunk(&mut state.queue, KEEP_CAPACITY) {
             Some(msg) => {
-                if state.queue.is_empty() && state.queue.capacity() > KEEP_CAPACITY {
-                    state.queue.shrink_to(KEEP_CAPACITY);
-                }
                 drop(state);
                 // Senders wait only on a full mailbox, registered before
                 // they found it full: the first message taken from it wakes
@@ -202,6 +199,17 @@ pub(super) async fn take_or_wait<R>(waker: &AtomicWaker, take: impl Fn() -> Opti
         }
     })
     .await
+}
+
+/// The first of `queue`, the memory of a burst given back once it is
+/// drained (at most `keep` slots kept): this mailbox's and a connection's
+/// [`outbox`](super::outbox) alike.
+pub(super) fn pop_front_shrunk<T>(queue: &mut VecDeque<T>, keep: usize) -> Option<T> {
+    let first = queue.pop_front();
+    if queue.is_empty() && queue.capacity() > keep {
+        queue.shrink_to(keep);
+    }
+    first
 }
 
 impl<T> Drop for Receiver<T> {

@@ -10,9 +10,7 @@
 //! is a std one: it is held only to push or pop, never across an await.
 
 use std::collections::VecDeque;
-use std::future::poll_fn;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::Poll;
 
 use axum::extract::ws::Utf8Bytes;
 use futures_util::task::AtomicWaker;
@@ -122,26 +120,13 @@ impl Inbox {
 
     /// Resolves once the room has kicked the connection (messages stay queued).
     pub async fn kicked(&self) {
-        poll_fn(|cx| {
-            if self.shared.lock().kicked {
-                return Poll::Ready(());
-            }
-            self.shared.waker.register(cx.waker());
-            if self.shared.lock().kicked {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        })
-        .await;
+        super::mailbox::take_or_wait(&self.shared.waker, || self.shared.lock().kicked.then_some(())).await;
     }
 
     /// The next queued message, if any, without waiting (kicked or not).
     pub fn try_recv(&self) -> Option<Utf8Bytes> {
         let mut state = self.shared.lock();
-        let msg = state.queue.pop_front();
-        Self::shrink(&mut state);
-        msg
+        super::mailbox::pop_front_shrunk(&mut state.queue, KEEP_CAPACITY)
     }
 
     fn take(&self) -> Option<Received> {
@@ -149,16 +134,8 @@ impl Inbox {
         if state.kicked {
             return Some(Received::Kicked);
         }
-        let msg = state.queue.pop_front()?;
-        Self::shrink(&mut state);
+        let msg = super::mailbox::pop_front_shrunk(&mut state.queue, KEEP_CAPACITY)?;
         Some(Received::Message(msg))
-    }
-
-    /// Gives back the memory of a burst once it is written.
-    fn shrink(state: &mut State) {
-        if state.queue.is_empty() && state.queue.capacity() > KEEP_CAPACITY {
-            state.queue.shrink_to(KEEP_CAPACITY);
-        }
     }
 }
 
