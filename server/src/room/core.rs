@@ -305,10 +305,22 @@ fn status_of(event: &mut GameEvent) -> Option<&mut Status> {
 }
 
 impl Kept {
-    fn new(logged: &mut Logged) -> Kept {
+    /// The event kept, its legal moves left out; into `recycled`'s memory,
+    /// the entry the log drops for it, when there is one: the log drops one
+    /// event a move once full, and a move's copied into the one it drops
+    /// (its box and strings reused, [`refill`]) costs no allocation and no
+    /// free of memory long out of the cache.
+    fn new(logged: &mut Logged, recycled: Option<Kept>) -> Kept {
         // The list is set aside while the event is copied, not copied and dropped.
         let moves = status_of(&mut logged.event).map(|s| std::mem::take(&mut s.legal_moves));
-        let event = Box::new(logged.event.clone());
+        let event = match recycled {
+            Some(old) => {
+                let mut event = old.event;
+                refill(&mut event, &logged.event);
+                event
+            }
+            None => Box::new(logged.event.clone()),
+        };
         let legal_moves = moves.as_ref().is_some_and(|m| !m.is_empty());
         if let (Some(status), Some(moves)) = (status_of(&mut logged.event), moves) {
             status.legal_moves = moves;
@@ -336,6 +348,81 @@ impl Kept {
             event,
         }
     }
+}
+
+/// Makes `to` a copy of `from` in the memory `to` holds where it can: a
+/// move's event into a move's, field by field, each string and list
+/// copied into the one it replaces (`clone_from`); any other pair as a
+/// fresh copy. The same as `*to = from.clone()` (a test holds them equal).
+/// The patterns name every field, so that a field added to an event or a
+/// status cannot be left out.
+fn refill(to: &mut GameEvent, from: &GameEvent) {
+    let (
+        GameEvent::Moved {
+            side,
+            mv,
+            ply,
+            spent_ms,
+            captured,
+            checks,
+            revealed,
+            status,
+        },
+        GameEvent::Moved {
+            side: from_side,
+            mv: from_mv,
+            ply: from_ply,
+            spent_ms: from_spent,
+            captured: from_captured,
+            checks: from_checks,
+            revealed: from_revealed,
+            status: from_status,
+        },
+    ) = (&mut *to, from)
+    else {
+        *to = from.clone();
+        return;
+    };
+    *side = *from_side;
+    mv.clone_from(from_mv);
+    *ply = *from_ply;
+    *spent_ms = *from_spent;
+    captured.clone_from(from_captured);
+    checks.clone_from(from_checks);
+    revealed.clone_from(from_revealed);
+    refill_status(status, from_status);
+}
+
+/// [`refill`] for a status.
+fn refill_status(to: &mut Status, from: &Status) {
+    let Status {
+        position,
+        turn,
+        live,
+        ply,
+        round,
+        legal_moves,
+        clocks,
+        counters,
+        in_check,
+        pending_offer,
+        paused,
+        anqi,
+        yanyi,
+    } = from;
+    to.position.clone_from(position);
+    to.turn = *turn;
+    to.live.clone_from(live);
+    to.ply = *ply;
+    to.round = *round;
+    to.legal_moves.clone_from(legal_moves);
+    to.clocks = *clocks;
+    to.counters.clone_from(counters);
+    to.in_check.clone_from(in_check);
+    to.pending_offer.clone_from(pending_offer);
+    to.paused = *paused;
+    to.anqi.clone_from(anqi);
+    to.yanyi.clone_from(yanyi);
 }
 
 /// What a player does.
@@ -674,10 +761,15 @@ impl Room {
             audience,
             event,
         };
-        while self.log.len() >= self.log_keep {
+        while self.log.len() > self.log_keep {
             self.log.pop_front();
         }
-        self.log.push_back(Kept::new(&mut logged));
+        let recycled = if self.log.len() == self.log_keep {
+            self.log.pop_front()
+        } else {
+            None
+        };
+        self.log.push_back(Kept::new(&mut logged, recycled));
         step.events.push(logged);
     }
 
