@@ -761,14 +761,11 @@ impl Room {
             audience,
             event,
         };
-        while self.log.len() > self.log_keep {
-            self.log.pop_front();
+        // The last entry dropped takes the new one.
+        let mut recycled = None;
+        while self.log.len() >= self.log_keep {
+            recycled = self.log.pop_front();
         }
-        let recycled = if self.log.len() == self.log_keep {
-            self.log.pop_front()
-        } else {
-            None
-        };
         self.log.push_back(Kept::new(&mut logged, recycled));
         step.events.push(logged);
     }

@@ -1191,14 +1191,13 @@ fn an_event_refilled_is_a_copy() {
     for t in 1..=4 {
         events.extend(play(&mut room, t * 10, 0).events.into_iter().map(|l| l.event));
     }
-    let GameEvent::Moved { status, .. } = events
+    let status = events
         .iter()
-        .find(|e| matches!(e, GameEvent::Moved { .. }))
-        .unwrap()
-        .clone()
-    else {
-        unreachable!()
-    };
+        .find_map(|e| match e {
+            GameEvent::Moved { status, .. } => Some(status.clone()),
+            _ => None,
+        })
+        .expect("a move");
     let mut rich = status.clone();
     rich.in_check = vec![Side::B];
     rich.live = vec![Side::W, Side::Y];
