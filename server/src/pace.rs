@@ -142,14 +142,17 @@ impl Pacer {
 
     /// Runs `job` and then rests as long as the budget says (a job that
     /// cannot stop halfway, such as a password hash: it is charged whole).
+    /// The rest is counted when it is decided, before the sleep (which
+    /// nothing cuts short): the job may already have answered, and whoever
+    /// got the answer sees the rest in the metrics.
     pub fn run_then_rest<T>(&self, job: impl FnOnce() -> T) -> T {
         let start = Instant::now();
         let out = job();
         let now = Instant::now();
         let rest = self.charge(now, now - start);
         if !rest.is_zero() {
-            std::thread::sleep(rest);
             self.rested(rest);
+            std::thread::sleep(rest);
         }
         out
     }
