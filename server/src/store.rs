@@ -534,19 +534,18 @@ impl PgArrays {
             None => col.push_str("NULL"),
             Some(t) => {
                 col.push('"');
-                // Bytes, not chars: both are ASCII, and a pattern of chars
-                // decodes every character (about 0.3 % of the server's CPU at
-                // 10,000 moves a second, for ids and moves that have neither).
-                if t.bytes().any(|b| b == b'"' || b == b'\\') {
-                    for ch in t.chars() {
-                        if ch == '"' || ch == '\\' {
-                            col.push('\\');
-                        }
-                        col.push(ch);
-                    }
-                } else {
-                    col.push_str(t);
+                // A quote and a backslash are escaped. Found as bytes, not
+                // chars: both are ASCII (so every cut is a char boundary), and
+                // a pattern of chars decodes every character (about 0.3 % of
+                // the server's CPU at 10,000 moves a second).
+                let mut rest = t;
+                while let Some(i) = rest.bytes().position(|b| b == b'"' || b == b'\\') {
+                    col.push_str(&rest[..i]);
+                    col.push('\\');
+                    col.push(char::from(rest.as_bytes()[i]));
+                    rest = &rest[i + 1..];
                 }
+                col.push_str(rest);
                 col.push('"');
             }
         }
