@@ -236,8 +236,10 @@ pub struct Hasher {
 /// issue 18).
 pub const HASHING_PERCENT: u32 = 5;
 
-/// A hashing job: runs on a hashing thread.
-type HashJob = Box<dyn FnOnce() + Send>;
+/// A hashing job: runs on a hashing thread and gives back its answer.
+type HashJob = Box<dyn FnOnce() -> Answer + Send>;
+/// A hash's answer, sent once its thread's rest is counted.
+type Answer = Box<dyn FnOnce() + Send>;
 
 /// A hash of a password nobody has, with the same parameters as real ones.
 static DUMMY_HASH: LazyLock<String> = LazyLock::new(|| hash_blocking(&crate::http::random_hex(16)).unwrap_or_default());
@@ -330,7 +332,7 @@ impl Hasher {
                         // The lock is held only to take a job, not while it runs.
                         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                         let Ok(job) = job else { break };
-                        pacer.run_then_rest(job);
+                        pacer.run_then_rest(job, |answer| answer());
                     }
                 });
             if let Err(e) = spawned {
@@ -343,8 +345,13 @@ impl Hasher {
     /// Runs `f` on a hashing thread, or refuses when the line is full.
     async fn run<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
+        // The hash is made by the job; its answer goes out once the
+        // thread's rest is counted (crate::pace::Pacer::run_then_rest).
         let job: HashJob = Box::new(move || {
-            let _ = tx.send(f());
+            let out = f();
+            Box::new(move || {
+                let _ = tx.send(out);
+            })
         });
         self.jobs.try_send(job).map_err(|e| match e {
             std::sync::mpsc::TrySendError::Full(_) => {

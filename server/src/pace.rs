@@ -140,21 +140,23 @@ impl Pacer {
         counter.fetch_add(d.as_micros() as u64, Ordering::Relaxed);
     }
 
-    /// Runs `job` and then rests as long as the budget says (a job that
-    /// cannot stop halfway, such as a password hash: it is charged whole).
-    /// The rest is counted when it is decided, before the sleep (which
-    /// nothing cuts short): the job may already have answered, and whoever
-    /// got the answer sees the rest in the metrics.
-    pub fn run_then_rest<T>(&self, job: impl FnOnce() -> T) -> T {
+    /// Runs `job`, hands what it made to `answer`, and then rests as long as
+    /// the budget says (a job that cannot stop halfway, such as a password
+    /// hash: it is charged whole). The rest is counted before the answer
+    /// goes out, so whoever gets the answer sees the rest in the metrics;
+    /// the answer does not wait for the rest.
+    pub fn run_then_rest<T>(&self, job: impl FnOnce() -> T, answer: impl FnOnce(T)) {
         let start = Instant::now();
         let out = job();
         let now = Instant::now();
         let rest = self.charge(now, now - start);
         if !rest.is_zero() {
             self.rested(rest);
+        }
+        answer(out);
+        if !rest.is_zero() {
             std::thread::sleep(rest);
         }
-        out
     }
 }
 
@@ -254,14 +256,16 @@ mod tests {
         let metrics = crate::metrics::Metrics::default();
         let p = Pacer::new(50, Work::Hashing, Arc::default(), metrics.clone());
         let t = Instant::now();
-        assert_eq!(p.run_then_rest(|| 7), 7);
+        let mut answered = None;
+        p.run_then_rest(|| 7, |n| answered = Some(n));
+        assert_eq!(answered, Some(7));
         assert_eq!(
             metrics.hashing_rest_us.load(Ordering::Relaxed),
             0,
             "nobody plays: no rest"
         );
         p.people().person_moved(Instant::now());
-        p.run_then_rest(|| std::thread::sleep(PACE_BURST + ms(20.0)));
+        p.run_then_rest(|| std::thread::sleep(PACE_BURST + ms(20.0)), |()| {});
         // 20 ms (or a little more, as the sleep ran) beyond the burst at 50 %: 40 ms of rest.
         let rested = metrics.hashing_rest_us.load(Ordering::Relaxed);
         assert!((40_000..=60_000).contains(&rested), "rested {rested} µs");
