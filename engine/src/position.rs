@@ -1096,6 +1096,24 @@ impl Position {
         } else {
             (PointSet::EMPTY, PointSet::EMPTY)
         };
+        // Where a move may change a view through O toward the king: nowhere
+        // when none can open, else on any file 5 or O.
+        let pivot_guard = if pivot_lines.is_empty() {
+            PointSet::EMPTY
+        } else {
+            board().pivot_lines()
+        };
+        // Attacked by its target alone: see `TargetOnly`. (A king on O is
+        // left to the full computation.)
+        let tgt_only = (live && king != Point::O && self.live.count() == 3 && attacked_tgt && !attacked_thr && !facing)
+            .then(|| {
+                let kt = self.kings[tgt.index()].unwrap();
+                TargetOnly {
+                    standing: self.has_standing_check(tgt, s),
+                    stake: self.attack_stake(kt, s).union(pivot_guard),
+                    checks: self.attacked_by(kt, s),
+                }
+            });
         Safety {
             king,
             tgt,
@@ -1112,7 +1130,42 @@ impl Position {
             touch,
             ray_thr,
             ray_tgt,
+            tgt_only,
         }
+    }
+
+    /// The points whose emptying or filling, by a move of `by` that neither
+    /// moves nor takes a king, can change whether `by` attacks the king on
+    /// `k`: along each ray from `k` every point up to its second piece (a
+    /// chariot, king or soldier acts as the first piece, a cannon as the
+    /// second, and one landing further has two pieces before it), the legs
+    /// and eyes toward `k` and the starts of the horse and elephant moves
+    /// onto it, the points a step away, and every file 5 and O when both
+    /// kings stand on their own file 5 (the view through O). A move whose
+    /// two points are outside them leaves that attack as it was.
+    fn attack_stake(&self, k: Point, by: Side) -> PointSet {
+        let b = board();
+        let sq = &self.squares;
+        let mut stake = b.king_steps(k).union(*b.step_sources(k)).union(*b.adjacent(k));
+        for ray in b.rays(k) {
+            let mut pieces = 0;
+            for &q in b.ray_points(ray) {
+                stake.insert(q);
+                if sq[q.index()] != 0 {
+                    pieces += 1;
+                    if pieces == 2 {
+                        break;
+                    }
+                }
+            }
+        }
+        let on_own_file_5 =
+            |p: Point, side: Side| matches!(p.kind(), PointKind::Rect { side: s, file: 5, .. } if s == side);
+        let owner = Side::from_index((sq[k.index()] >> 4) as usize);
+        if on_own_file_5(k, owner) && self.king(by).is_some_and(|kb| on_own_file_5(kb, by)) {
+            stake = stake.union(b.pivot_lines());
+        }
+        stake
     }
 
     /// The points whose emptying or filling can open or close an attack on
@@ -1227,13 +1280,29 @@ impl Position {
         // Attacked by its threat, whose attack no move may leave standing:
         // a quiet move that takes none of the threat's pieces leaves every
         // such attack as it was (the attackers, the lines and legs they act
-        // through are where they were), unless a view through O can reach
-        // the king or be opened toward it (`pivot_lines`), which a move far
-        // from it can change.
-        if quiet && ctx.attacked_thr && ctx.pivot_lines.is_empty() {
+        // through are where they were). A view through O that can reach the
+        // king or be opened toward it (`pivot_lines`) changes only with a
+        // move from or to a file 5 or O.
+        if quiet
+            && ctx.attacked_thr
+            && (ctx.pivot_lines.is_empty()
+                || !(board().pivot_lines().contains(m.from) || board().pivot_lines().contains(m.to)))
+        {
             let c = self.squares[m.to.index()];
             if c == 0 || c >> 4 != ctx.ray_thr.by as u8 {
                 return false;
+            }
+        }
+        // Attacked by its target alone (`TargetOnly`): a quiet move that
+        // takes none of the target's pieces and stays off the stake leaves
+        // that attack as it was, as above, and opens no view through O (a
+        // king that faced none faces none). It is then forbidden under the
+        // target's standing check, and else exactly when it checks the
+        // target's king (it provokes), which such a move does not change.
+        if quiet && let Some(t) = &ctx.tgt_only {
+            let c = self.squares[m.to.index()];
+            if (c == 0 || c >> 4 != ctx.tgt as u8) && !t.stake.contains(m.from) && !t.stake.contains(m.to) {
+                return !t.standing && !t.checks;
             }
         }
         let mut after = *self;
@@ -1565,6 +1634,21 @@ struct Safety {
     /// every side in the game.
     ray_thr: RayAttackers,
     ray_tgt: RayAttackers,
+    /// See [`TargetOnly`]; `None` when that is not the case.
+    tgt_only: Option<TargetOnly>,
+}
+
+/// A node whose king is attacked by its target alone (phase 3) and faces no
+/// king: what its quiet moves share (see [`Position::is_legal_with`]).
+#[derive(Copy, Clone, Debug)]
+struct TargetOnly {
+    /// The target holds a standing check on the mover.
+    standing: bool,
+    /// [`Position::attack_stake`] of the target's king by the mover, and
+    /// every file 5 and O when a view through O can open toward the king.
+    stake: PointSet,
+    /// The mover attacks the target's king before the move.
+    checks: bool,
 }
 
 /// The most rays from one point (a test checks it).
