@@ -299,6 +299,25 @@ struct Offer {
     declined: Sides,
 }
 
+/// What a caller of [`Game::apply_listed`] keeps of a position between
+/// events: its legal moves ([`Position::legal_moves`]) and the sides in
+/// check ([`Position::checked`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listing {
+    pub moves: MoveList,
+    pub checked: Sides,
+}
+
+impl Listing {
+    /// The listing of `pos`, computed in full.
+    pub fn of(pos: &Position) -> Listing {
+        Listing {
+            moves: pos.legal_moves(),
+            checked: pos.checked(),
+        }
+    }
+}
+
 /// A game: the position, the record of accepted events and every counter of
 /// §6. Two games are equal when all of these are.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -488,40 +507,40 @@ impl Game {
     }
 
     /// [`Game::apply`] for a caller that lists the legal moves after every
-    /// event (a server sends them to its players): `legal` holds those of
-    /// the current position ([`Position::legal_moves`]) or `None` when not
-    /// known. A move found there is not tested again, and the test for a
+    /// event (a server sends them to its players, with the sides in check):
+    /// `legal` holds the [`Listing`] of the current position or `None` when
+    /// not known. A move found there is not tested again, and the test for a
     /// mated side that follows it lists the next side's moves instead of
-    /// looking for one. On success `legal` holds the legal moves of the
+    /// looking for one. On success `legal` holds the listing of the
     /// position after the event (`None` once the game is over); on error
     /// nothing changed. Effects and game are those of [`Game::apply`].
-    pub fn apply_listed(&mut self, event: Event, legal: &mut Option<MoveList>) -> Result<Vec<Effect>, GameError> {
+    pub fn apply_listed(&mut self, event: Event, legal: &mut Option<Listing>) -> Result<Vec<Effect>, GameError> {
         if let Some(l) = legal.as_ref() {
-            debug_assert_eq!(l.as_slice(), self.position.legal_moves().as_slice(), "a stale list");
+            debug_assert_eq!(l, &Listing::of(&self.position), "a stale listing");
         }
-        let listed = matches!((event.action, legal.as_ref()), (Action::Move(m), Some(l)) if l.contains(&m));
+        let listed = matches!((event.action, legal.as_ref()), (Action::Move(m), Some(l)) if l.moves.contains(&m));
         let mut next = None;
         let eff = self.apply_with(event, !listed, listed.then_some(&mut next))?;
         *legal = (!self.is_finished()).then(|| match next {
             // Unless a penalty or the end of the game changed the position after the move.
-            Some((moves, after)) if after == self.position => moves,
-            _ => self.position.legal_moves(),
+            Some((listing, after)) if after == self.position => listing,
+            _ => Listing::of(&self.position),
         });
         if let Some(l) = legal.as_ref() {
-            debug_assert_eq!(l.as_slice(), self.position.legal_moves().as_slice(), "a wrong list");
+            debug_assert_eq!(l, &Listing::of(&self.position), "a wrong listing");
         }
         Ok(eff)
     }
 
     /// [`Game::apply`]; with `check_moves` false a move is trusted to be
     /// legal (see [`Game::replay_trusted`]).
-    /// With `listing`, an unchecked move leaves there the legal moves after
-    /// it ([`Position::play_listing`]) and the position they are of.
+    /// With `listing`, an unchecked move leaves there the listing after it
+    /// ([`Position::play_listing`]) and the position it is of.
     fn apply_with(
         &mut self,
         event: Event,
         check_moves: bool,
-        listing: Option<&mut Option<(MoveList, Position)>>,
+        listing: Option<&mut Option<(Listing, Position)>>,
     ) -> Result<Vec<Effect>, GameError> {
         if self.result.is_some() {
             return Err(GameError::Finished);
@@ -555,8 +574,8 @@ impl Game {
                     match listing {
                         Some(slot) => {
                             let mut moves = MoveList::new();
-                            let outcome = self.position.play_listing(m, &mut moves);
-                            *slot = Some((moves, self.position));
+                            let (outcome, checked) = self.position.play_listing(m, &mut moves);
+                            *slot = Some((Listing { moves, checked }, self.position));
                             outcome
                         }
                         None => self.position.play_unchecked(m),

@@ -22,7 +22,7 @@ pub use board::{Point, PointSet, board};
 pub use explain::{IllegalMove, Reason};
 pub use game::{
     Action, Departure, DrawReason, Effect, EliminationReason, Ending, Event, Game, GameError, GameResult, Limits,
-    Outcome, Request,
+    Listing, Outcome, Request,
 };
 pub use notation::{ParseError, format_position, parse_move, parse_position};
 pub use piece::{Piece, Role};

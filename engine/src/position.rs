@@ -1020,9 +1020,14 @@ impl Position {
     /// Legal moves of the side to move, in canonical order (ascending from
     /// index, then to index).
     pub fn legal_moves(&self) -> MoveList {
+        self.legal_moves_knowing(None)
+    }
+
+    /// [`Position::legal_moves`]; `known`, see [`Position::safety`].
+    fn legal_moves_knowing(&self, known: Option<bool>) -> MoveList {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
-        let ctx = self.safety();
+        let ctx = self.safety_knowing(known);
         // In canonical order as generated; `retain` keeps the order.
         moves.retain(|m| self.is_legal_in(*m, &ctx));
         moves
@@ -1060,6 +1065,12 @@ impl Position {
     /// What the king-safety test of every move of this node shares: the
     /// mover's king and whether it is attacked or facing before any move.
     fn safety(&self) -> Safety {
+        self.safety_knowing(None)
+    }
+
+    /// [`Position::safety`], with whether the king is attacked by its threat
+    /// when the caller knows it (`known`; a debug assertion checks it).
+    fn safety_knowing(&self, known: Option<bool>) -> Safety {
         let s = self.turn;
         let king = self.kings[s.index()].unwrap_or(Point::O);
         let d = self.direction;
@@ -1083,7 +1094,14 @@ impl Position {
         }
         steps.iter().for_each(|p| touch[p.index()] |= STEPS_OPENED);
         pivot_lines.iter().for_each(|p| touch[p.index()] |= PIVOT_OPENED);
-        let attacked_thr = live && self.attacked_by(king, thr);
+        let attacked_thr = live
+            && match known {
+                Some(k) => {
+                    debug_assert_eq!(k, self.attacked_by(king, thr), "{self:?}");
+                    k
+                }
+                None => self.attacked_by(king, thr),
+            };
         let attacked_tgt = live && self.attacked_by(king, tgt);
         let facing = live && self.king_faces_any(s);
         // (As everywhere in the shortcut, a king on O, which no play
@@ -1420,16 +1438,49 @@ impl Position {
     /// a piece where its rules forbid it, a side without its king).
     pub fn play_unchecked(&mut self, m: Move) -> MoveOutcome {
         let mut out = self.play_unresolved(m);
-        self.resolve_mates(&mut out.eliminated, None);
+        self.resolve_mates(&mut out.eliminated, None, None);
         out
     }
 
     /// [`Position::play_unchecked`], leaving in `legal` the legal moves of
     /// the side to move after it: the test for a mated side lists them
-    /// instead of looking for one (empty when one side is left).
-    pub fn play_listing(&mut self, m: Move, legal: &mut MoveList) -> MoveOutcome {
+    /// instead of looking for one (empty when one side is left). Returns
+    /// with the outcome the sides in check after it ([`Position::checked`]).
+    ///
+    /// In phase 3, when no side leaves, what the move's outcome found out
+    /// is not looked for again: the side to move next has the mover as its
+    /// threat, and the mover checks it or not (`checks`); the mover's own
+    /// king is not attacked by its threat (the move is legal).
+    pub fn play_listing(&mut self, m: Move, legal: &mut MoveList) -> (MoveOutcome, Sides) {
+        let mover = self.turn;
         let mut out = self.play_unresolved(m);
-        self.resolve_mates(&mut out.eliminated, Some(legal));
+        let known = (out.eliminated.is_empty() && self.live.count() == 3).then(|| out.checks.contains(self.turn));
+        self.resolve_mates(&mut out.eliminated, Some(legal), known);
+        let checked = match known {
+            Some(attacked) if out.eliminated.is_empty() => self.checked_after(mover, attacked),
+            _ => self.checked(),
+        };
+        (out, checked)
+    }
+
+    /// [`Position::checked`] after a legal move of `mover` in phase 3 that
+    /// took no king and mated no side, when its target (now to move) is
+    /// attacked by it iff `target_attacked`: of the three kings only the
+    /// mover's threat's needs looking at (the mover's is not in check).
+    fn checked_after(&self, mover: Side, target_attacked: bool) -> Sides {
+        let d = self.direction;
+        let (tgt, thr) = (d.next(mover), d.prev(mover));
+        let mut out = Sides::EMPTY;
+        // Each side's threat is the one before it, its target the one after.
+        // The mover is not in check: its king is not attacked by its threat
+        // (the move is legal), and no standing check on it outlasts its move.
+        if target_attacked || self.has_standing_check(thr, tgt) {
+            out.insert(tgt);
+        }
+        if self.attacked_by(self.kings[thr.index()].unwrap(), tgt) || self.has_standing_check(mover, thr) {
+            out.insert(thr);
+        }
+        debug_assert_eq!(out, self.checked(), "{self:?}: after {mover}");
         out
     }
 
@@ -1502,7 +1553,14 @@ impl Position {
     /// At the start of a turn, a side without a legal move is mated and
     /// leaves; its target moves next. Repeats while that happens.
     /// With `legal`, the legal moves of the side left to move are listed there.
-    fn resolve_mates(&mut self, eliminated: &mut ArrayVec<Elimination, 2>, mut legal: Option<&mut MoveList>) {
+    /// `known`: whether the side to move now is attacked by its threat, when
+    /// the caller knows it (see [`Position::safety`]).
+    fn resolve_mates(
+        &mut self,
+        eliminated: &mut ArrayVec<Elimination, 2>,
+        mut legal: Option<&mut MoveList>,
+        mut known: Option<bool>,
+    ) {
         loop {
             if self.live.count() <= 1 {
                 if let Some(last) = self.live.iter().next() {
@@ -1515,7 +1573,7 @@ impl Position {
             }
             let has_move = match legal.as_deref_mut() {
                 Some(l) => {
-                    *l = self.legal_moves();
+                    *l = self.legal_moves_knowing(known);
                     !l.is_empty()
                 }
                 None => self.has_legal_move(),
@@ -1523,6 +1581,8 @@ impl Position {
             if has_move {
                 return;
             }
+            // Another side moves next.
+            known = None;
             let side = self.turn;
             let in_check = self.in_check(side);
             self.remove_side(side);
@@ -1551,7 +1611,7 @@ impl Position {
             self.turn = self.next_live_after(side);
         }
         self.no_king_capture = self.live.count() >= 2;
-        self.resolve_mates(&mut out, None);
+        self.resolve_mates(&mut out, None, None);
         out
     }
 
@@ -1560,7 +1620,7 @@ impl Position {
     /// with it removed and the next side to move.
     pub fn resolve_turn(&mut self) -> ArrayVec<Elimination, 2> {
         let mut out = ArrayVec::new();
-        self.resolve_mates(&mut out, None);
+        self.resolve_mates(&mut out, None, None);
         out
     }
 }

@@ -2,7 +2,9 @@
 
 use engine::game::EliminationReason;
 use engine::position::MoveList;
-use engine::{Action, Direction, Event, Game, GameError, Move, Position, Role, Side, format_position, parse_position};
+use engine::{
+    Action, Direction, Event, Game, GameError, Listing, Move, Position, Role, Side, format_position, parse_position,
+};
 use proptest::prelude::*;
 
 /// A small deterministic generator driven by proptest's seed.
@@ -239,9 +241,10 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
-    /// `apply_listed` (a server's: the legal moves kept between events)
-    /// accepts, refuses and produces exactly what `apply` does, and the list
-    /// it leaves is the position's legal moves after every event.
+    /// `apply_listed` (a server's: the legal moves and the sides in check
+    /// kept between events) accepts, refuses and produces exactly what
+    /// `apply` does, and the listing it leaves is the position's legal moves
+    /// and sides in check after every event.
     #[test]
     fn a_listing_game_is_the_same_game(seed in any::<u64>(), cw in any::<bool>()) {
         let game = random_accepted_events(seed, cw, 600);
@@ -249,7 +252,7 @@ proptest! {
         let mut plain = Game::from_position(*game.initial_position(), *game.limits());
         let mut listing = plain.clone();
         // Known from the start, or only after the first event (a restored room).
-        let mut legal = (seed % 2 == 0).then(|| listing.position().legal_moves());
+        let mut legal = (seed % 2 == 0).then(|| Listing::of(listing.position()));
         for e in game.events() {
             // A refused try first: a move of the side to move that is not legal
             // (a piece onto itself), or any move of a side not to move.
@@ -282,7 +285,8 @@ proptest! {
             if listing.is_finished() {
                 prop_assert!(legal.is_none());
             } else {
-                prop_assert_eq!(&legal, &Some(listing.position().legal_moves()));
+                let (moves, checked) = (listing.position().legal_moves(), listing.position().checked());
+                prop_assert_eq!(&legal, &Some(Listing { moves, checked }));
             }
         }
     }
