@@ -19,35 +19,58 @@ impl Rng {
     }
 }
 
+/// The roles the tests place besides the kings (the first test the first
+/// six only: the pieces that act along the lines through O and their
+/// neighbours).
+const ROLES: [Role; 8] = [
+    Role::Chariot,
+    Role::Cannon,
+    Role::Horse,
+    Role::Soldier,
+    Role::Elephant,
+    Role::Prince,
+    Role::Advisor,
+    Role::Consort,
+];
+
+/// An empty board in a random direction of play with the live sides' kings
+/// alone: all three sides when `three` says so, else two (one left out at
+/// random), each king where `king_at` puts it.
+fn kings_alone(
+    rng: &mut Rng,
+    three: impl FnOnce(&mut Rng) -> bool,
+    king_at: impl Fn(&mut Rng, Side) -> Point,
+) -> Setup {
+    let mut setup = Setup::initial(if rng.below(2) == 0 {
+        Direction::Ccw
+    } else {
+        Direction::Cw
+    });
+    setup.board = [None; 184];
+    let out = Side::from_index(rng.below(3));
+    let three = three(rng);
+    setup.live = Sides::EMPTY;
+    for s in Side::ALL.into_iter().filter(|&s| three || s != out) {
+        setup.live.insert(s);
+        setup.board[king_at(rng, s).index()] = Some(Piece {
+            side: s,
+            role: Role::King,
+        });
+    }
+    setup
+}
+
 #[test]
 fn kings_on_their_file_5() {
-    const ROLES: [Role; 6] = [
-        Role::Chariot,
-        Role::Cannon,
-        Role::Horse,
-        Role::Soldier,
-        Role::Elephant,
-        Role::Prince,
-    ];
+    let roles = &ROLES[..6];
     let mut rng = Rng(0x1234_5678_9abc_def1);
     let mut tested = 0;
     for _ in 0..50_000 {
-        let mut setup = Setup::initial(if rng.below(2) == 0 {
-            Direction::Ccw
-        } else {
-            Direction::Cw
-        });
-        setup.board = [None; 184];
-        let out = Side::from_index(rng.below(3));
-        let three = rng.below(2) == 0;
-        setup.live = Sides::EMPTY;
-        for s in Side::ALL.into_iter().filter(|&s| three || s != out) {
-            setup.live.insert(s);
-            setup.board[Point::rect(s, 5, 1 + rng.below(4) as u8).index()] = Some(Piece {
-                side: s,
-                role: Role::King,
-            });
-        }
+        let mut setup = kings_alone(
+            &mut rng,
+            |rng| rng.below(2) == 0,
+            |rng, s| Point::rect(s, 5, 1 + rng.below(4) as u8),
+        );
         let sides: Vec<Side> = setup.live.iter().collect();
         for _ in 0..rng.below(8) {
             // Half of them on a file 5 or O.
@@ -61,7 +84,7 @@ fn kings_on_their_file_5() {
             };
             if setup.board[p.index()].is_none() {
                 let side = sides[rng.below(sides.len())];
-                let role = ROLES[rng.below(ROLES.len())];
+                let role = roles[rng.below(roles.len())];
                 setup.board[p.index()] = Some(Piece { side, role });
             }
         }
@@ -87,37 +110,20 @@ fn kings_on_their_file_5() {
 /// `checked` against the full computation.
 #[test]
 fn kings_under_attack_near_their_palaces() {
-    const ROLES: [Role; 8] = [
-        Role::Chariot,
-        Role::Cannon,
-        Role::Horse,
-        Role::Soldier,
-        Role::Elephant,
-        Role::Prince,
-        Role::Advisor,
-        Role::Consort,
-    ];
+    let roles = &ROLES[..];
     let mut rng = Rng(0x0fed_cba9_8765_4321);
     let mut tested = 0;
     let mut checked = 0;
     for _ in 0..100_000 {
-        let mut setup = Setup::initial(if rng.below(2) == 0 {
-            Direction::Ccw
-        } else {
-            Direction::Cw
-        });
-        setup.board = [None; 184];
-        let out = Side::from_index(rng.below(3));
-        let three = rng.below(4) != 0;
-        setup.live = Sides::EMPTY;
-        for s in Side::ALL.into_iter().filter(|&s| three || s != out) {
-            setup.live.insert(s);
-            let file = if rng.below(2) == 0 { 5 } else { 4 + rng.below(3) as u8 };
-            setup.board[Point::rect(s, file, 1 + rng.below(3) as u8).index()] = Some(Piece {
-                side: s,
-                role: Role::King,
-            });
-        }
+        let mut setup = kings_alone(
+            &mut rng,
+            |rng| rng.below(4) != 0,
+            |rng, s| {
+                let file = if rng.below(2) == 0 { 5 } else { 4 + rng.below(3) as u8 };
+                Point::rect(s, file, 1 + rng.below(3) as u8)
+            },
+        );
+        let three = setup.live.count() == 3;
         let sides: Vec<Side> = setup.live.iter().collect();
         for _ in 0..rng.below(21) {
             // Most of them near a palace, some on O.
@@ -132,7 +138,7 @@ fn kings_under_attack_near_their_palaces() {
             };
             if setup.board[p.index()].is_none() {
                 let side = sides[rng.below(sides.len())];
-                let role = ROLES[rng.below(ROLES.len())];
+                let role = roles[rng.below(roles.len())];
                 setup.board[p.index()] = Some(Piece { side, role });
             }
         }
