@@ -1114,13 +1114,6 @@ impl Position {
         } else {
             (PointSet::EMPTY, PointSet::EMPTY)
         };
-        // Where a move may change a view through O toward the king: nowhere
-        // when none can open, else on any file 5 or O.
-        let pivot_guard = if pivot_lines.is_empty() {
-            PointSet::EMPTY
-        } else {
-            board().pivot_lines()
-        };
         // Attacked by its target alone: see `TargetOnly`. (A king on O is
         // left to the full computation.)
         let tgt_only = (live && king != Point::O && self.live.count() == 3 && attacked_tgt && !attacked_thr && !facing)
@@ -1128,7 +1121,7 @@ impl Position {
                 let kt = self.kings[tgt.index()].unwrap();
                 TargetOnly {
                     standing: self.has_standing_check(tgt, s),
-                    stake: self.attack_stake(kt, s).union(pivot_guard),
+                    stake: self.attack_stake(kt, s),
                     checks: self.attacked_by(kt, s),
                 }
             });
@@ -1300,26 +1293,26 @@ impl Position {
         // such attack as it was (the attackers, the lines and legs they act
         // through are where they were). A view through O that can reach the
         // king or be opened toward it (`pivot_lines`) changes only with a
-        // move from or to a file 5 or O.
-        if quiet
-            && ctx.attacked_thr
-            && (ctx.pivot_lines.is_empty()
-                || !(board().pivot_lines().contains(m.from) || board().pivot_lines().contains(m.to)))
-        {
+        // move from or to a file 5 or O (`Safety::may_change_a_view`).
+        if quiet && ctx.attacked_thr && !ctx.may_change_a_view(m) {
             let c = self.squares[m.to.index()];
             if c == 0 || c >> 4 != ctx.ray_thr.by as u8 {
                 return false;
             }
         }
         // Attacked by its target alone (`TargetOnly`): a quiet move that
-        // takes none of the target's pieces and stays off the stake leaves
-        // that attack as it was, as above, and opens no view through O (a
+        // takes none of the target's pieces, stays off the stake and changes
+        // no view through O leaves that attack as it was, as above (and a
         // king that faced none faces none). It is then forbidden under the
         // target's standing check, and else exactly when it checks the
         // target's king (it provokes), which such a move does not change.
         if quiet && let Some(t) = &ctx.tgt_only {
             let c = self.squares[m.to.index()];
-            if (c == 0 || c >> 4 != ctx.tgt as u8) && !t.stake.contains(m.from) && !t.stake.contains(m.to) {
+            if (c == 0 || c >> 4 != ctx.tgt as u8)
+                && !t.stake.contains(m.from)
+                && !t.stake.contains(m.to)
+                && !ctx.may_change_a_view(m)
+            {
                 return !t.standing && !t.checks;
             }
         }
@@ -1704,8 +1697,7 @@ struct Safety {
 struct TargetOnly {
     /// The target holds a standing check on the mover.
     standing: bool,
-    /// [`Position::attack_stake`] of the target's king by the mover, and
-    /// every file 5 and O when a view through O can open toward the king.
+    /// [`Position::attack_stake`] of the target's king by the mover.
     stake: PointSet,
     /// The mover attacks the target's king before the move.
     checks: bool,
@@ -1723,6 +1715,15 @@ const STEPS_OPENED: u8 = 1 << MAX_RAYS;
 const PIVOT_OPENED: u8 = 1 << (MAX_RAYS + 1);
 
 impl Safety {
+    /// Whether `m` may change a view through O toward `king`: never when
+    /// none can open (`pivot_lines` empty), else when it moves from or to a
+    /// file 5 or O. A move that may not leaves every such view as it was.
+    #[inline]
+    fn may_change_a_view(&self, m: Move) -> bool {
+        let lines = board().pivot_lines();
+        !self.pivot_lines.is_empty() && (lines.contains(m.from) || lines.contains(m.to))
+    }
+
     /// The rays from `king` (bit `i`: the `i`-th of `board().rays(king)`)
     /// whose sensitive stretch `m` touches, and whether `m` leaves a leg or
     /// an eye toward `king` ([`STEPS_OPENED`]) or a point that can open its
