@@ -412,12 +412,15 @@ pub struct Status {
     /// An arbiter stopped the clocks; moves wait until they run again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub paused: bool,
-    /// 三国暗棋's own state of play (absent in the other variants).
+    /// 三国暗棋's own state of play (absent in the other variants). Boxed,
+    /// as 三国演弈棋's: each is several hundred bytes, and every status of
+    /// every variant (a room keeps its last events', each with its status)
+    /// would otherwise carry the room for both.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub anqi: Option<anqi::AnqiStatus>,
+    pub anqi: Option<Box<anqi::AnqiStatus>>,
     /// 三国演弈棋's own state of play (absent in the other variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub yanyi: Option<yanyi::YanyiStatus>,
+    pub yanyi: Option<Box<yanyi::YanyiStatus>>,
 }
 
 /// Why a side left the game.
@@ -1596,6 +1599,24 @@ pub struct GameRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A room keeps its last events, each with its status, and moves a
+    /// status and an event through every move: the variants' own states,
+    /// several hundred bytes each, are boxed so that a status of any
+    /// variant stays small (888 bytes, and an event 1,000, before).
+    #[test]
+    fn a_status_and_an_event_stay_small() {
+        assert!(
+            std::mem::size_of::<Status>() <= 400,
+            "{}",
+            std::mem::size_of::<Status>()
+        );
+        assert!(
+            std::mem::size_of::<GameEvent>() <= 512,
+            "{}",
+            std::mem::size_of::<GameEvent>()
+        );
+    }
 
     #[test]
     fn refusals_carry_a_code_and_params_to_translate() {

@@ -730,7 +730,7 @@ impl RoomGame for AnqiRoomGame {
                 waiting: self.waiting(),
             }),
             paused: false,
-            anqi: Some(self.anqi_status(&viewer)),
+            anqi: Some(Box::new(self.anqi_status(&viewer))),
             yanyi: None,
         }
     }

@@ -371,7 +371,7 @@ impl RoomGame for Yanyi {
             }),
             paused: false,
             anqi: None,
-            yanyi: Some(self.yanyi_status()),
+            yanyi: Some(Box::new(self.yanyi_status())),
         }
     }
 
@@ -556,7 +556,7 @@ mod tests {
     }
 
     fn yanyi(g: &Yanyi) -> YanyiStatus {
-        g.status(true).yanyi.unwrap()
+        *g.status(true).yanyi.unwrap()
     }
 
     #[test]
