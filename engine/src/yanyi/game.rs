@@ -299,10 +299,14 @@ pub struct YanyiGame {
     offer: Option<Offer>,
     no_progress: u32,
     consecutive: [[u32; 3]; 3],
-    /// Positions since the last elimination (repetition needs no older ones), the first the start.
-    history: Vec<Position>,
-    /// The move that led to `history[i + 1]`.
+    /// The moves since the last capture or elimination (repetition needs
+    /// no older ones): the one at `i` led from the `i`-th position of that
+    /// stretch (the first its start) to the next.
     moves: Vec<Ply>,
+    /// Each position of that stretch, with where it stood in it: the
+    /// number of `moves` played before it. (Only these are kept, not the
+    /// positions in order as well: nothing reads them, and at several
+    /// hundred bytes each they were most of a long game's memory.)
     seen: HashMap<Position, Vec<usize>>,
     departures: Vec<Departure>,
     result: Option<GameResult>,
@@ -331,7 +335,6 @@ impl YanyiGame {
             offer: None,
             no_progress: 0,
             consecutive: [[0; 3]; 3],
-            history: Vec::new(),
             moves: Vec::new(),
             seen: HashMap::new(),
             departures: Vec::new(),
@@ -414,8 +417,7 @@ impl YanyiGame {
     }
 
     fn remember(&mut self) {
-        let i = self.history.len();
-        self.history.push(self.position);
+        let i = self.moves.len();
         self.seen.entry(self.position).or_default().push(i);
     }
 
@@ -543,7 +545,6 @@ impl YanyiGame {
     fn new_phase(&mut self, eff: &mut Vec<Effect>) {
         self.no_progress = 0;
         self.consecutive = [[0; 3]; 3];
-        self.history.clear();
         self.moves.clear();
         self.seen.clear();
         self.remember();
@@ -560,6 +561,7 @@ impl YanyiGame {
             || outcome.alliance.is_some()
             || outcome.emperor_killed
             || !outcome.eliminated.is_empty();
+        let captured = outcome.captured.is_some();
         let elims = outcome.eliminated.clone();
         eff.push(Effect::Moved { mv: m, outcome });
         // Checks given by this move: a piece of s attacks the king of an enemy t.
@@ -601,8 +603,16 @@ impl YanyiGame {
             self.remove(s, EliminationReason::PerpetualCheck, eff);
             return;
         }
-        // Repetition.
-        self.moves.push(Ply { mover: s, checks });
+        // Repetition. No move adds a piece, so after a capture the board
+        // holds fewer pieces than in any earlier position, and none of those
+        // can occur again: the stretch of positions kept starts anew (as at
+        // an elimination), and a long game keeps only its last stretch.
+        if captured {
+            self.moves.clear();
+            self.seen.clear();
+        } else {
+            self.moves.push(Ply { mover: s, checks });
+        }
         self.remember();
         let occurrences = &self.seen[&self.position];
         if occurrences.len() >= 3 {
