@@ -151,6 +151,30 @@ fn repetition_with_one_perpetual_checker_loses() {
 }
 
 #[test]
+fn repetition_after_a_capture_counts_from_it() {
+    // The game keeps only the positions since the last capture (none
+    // before it can occur again). 蜀's chariot takes on e9 with check, then
+    // checks along ranks 9 and 10 while 吴's king steps between q9 and q10:
+    // the position after the capture occurs a third time at 蜀's fourth
+    // move after it, every move of 蜀 since its first occurrence a check.
+    let start = parse_position("RK@i1,RR@e10,GK@q9,GP@e9 R - -").unwrap();
+    let mut g = YanyiGame::from_position(start);
+    let eff = mv(&mut g, "e10-e9");
+    assert!(
+        eff.iter()
+            .any(|e| matches!(e, Effect::Moved { outcome, .. } if outcome.captured.is_some())),
+        "{eff:?}"
+    );
+    for m in ["q9-q10", "e9-e10", "q10-q9", "e10-e9", "q9-q10", "e9-e10", "q10-q9"] {
+        mv(&mut g, m);
+        assert!(!g.is_finished(), "{m}");
+    }
+    let eff = mv(&mut g, "e10-e9");
+    assert!(eff.iter().any(|e| matches!(e, Effect::Eliminated(d) if d.player == Player::R && d.reason == EliminationReason::PerpetualCheck)), "{eff:?}");
+    assert_eq!(g.result().unwrap().ending, Ending::LastStanding(Player::G));
+}
+
+#[test]
 fn repetition_without_checks_draws() {
     let start = parse_position("RK@i1,RR@a5,GK@q9 R - -").unwrap();
     let mut g = YanyiGame::from_position(start);
