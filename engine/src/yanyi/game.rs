@@ -421,6 +421,14 @@ impl YanyiGame {
         self.seen.entry(self.position).or_default().push(i);
     }
 
+    /// Starts the stretch of positions repetition looks at anew from the
+    /// position now: none before it can occur again.
+    fn restart_stretch(&mut self) {
+        self.moves.clear();
+        self.seen.clear();
+        self.remember();
+    }
+
     /// Applies one event. On error nothing changes; on success the event is
     /// recorded and its effects returned in order.
     pub fn apply(&mut self, event: Event) -> Result<Vec<Effect>, GameError> {
@@ -545,9 +553,7 @@ impl YanyiGame {
     fn new_phase(&mut self, eff: &mut Vec<Effect>) {
         self.no_progress = 0;
         self.consecutive = [[0; 3]; 3];
-        self.moves.clear();
-        self.seen.clear();
-        self.remember();
+        self.restart_stretch();
         if let Some(o) = self.offer.take() {
             eff.push(Effect::DrawOfferLapsed { by: o.by });
         }
@@ -608,12 +614,11 @@ impl YanyiGame {
         // can occur again: the stretch of positions kept starts anew (as at
         // an elimination), and a long game keeps only its last stretch.
         if captured {
-            self.moves.clear();
-            self.seen.clear();
+            self.restart_stretch();
         } else {
             self.moves.push(Ply { mover: s, checks });
+            self.remember();
         }
-        self.remember();
         let occurrences = &self.seen[&self.position];
         if occurrences.len() >= 3 {
             let first = occurrences[0];
