@@ -160,9 +160,9 @@ fn push_numbers(out: &mut String, ns: [u64; 3]) {
     out.push(']');
 }
 
-/// A number as serde writes it. One digit is pushed as it is: most numbers
-/// of a move's status are (a status of 三国象棋 carries ~30, its §6 check
-/// tables alone 18, nearly all 0–9), and itoa's buffer and the copy from it
+/// A number as serde writes it. A number of one digit is pushed as it is,
+/// not formatted: nearly all of a 三国象棋 move's ~30 numbers are 0–9 (its
+/// §6 check tables alone hold 18), and itoa's buffer and the copy from it
 /// cost several times a digit's push.
 fn push_u64(out: &mut String, n: u64) {
     match u8::try_from(n) {
