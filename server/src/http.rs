@@ -281,12 +281,7 @@ fn session(token: String, p: &Player) -> Session {
 )]
 async fn create_guest(State(s): State<AppState>, addr: ClientAddr) -> Result<impl IntoResponse, ApiError> {
     s.limits.rates.sessions.check(addr, &s.metrics)?;
-    let p = Player {
-        id: random_hex(8),
-        name: format!("guest-{}", random_hex(3)),
-        account: false,
-        bot: None,
-    };
+    let p = Player::guest(random_hex(8), format!("guest-{}", random_hex(3)));
     let token = random_hex(32);
     s.store.create_player(&p.id, &p.name, None, &token).await?;
     Ok((StatusCode::CREATED, Json(session(token, &p))))

@@ -106,6 +106,17 @@ pub struct Player {
 }
 
 impl Player {
+    /// A person without an account (a guest, or a seat as the store keeps
+    /// it: id and name only).
+    pub fn guest(id: String, name: String) -> Player {
+        Player {
+            id,
+            name,
+            account: false,
+            bot: None,
+        }
+    }
+
     /// A new bot player for one seat: its own id (`bot-…`), a name saying its level.
     pub fn new_bot(id: String, level: bot::Level) -> Player {
         Player {

@@ -101,12 +101,7 @@ proptest! {
 }
 
 fn player(i: usize) -> Player {
-    Player {
-        id: format!("p{i}"),
-        name: format!("player {i}"),
-        account: false,
-        bot: None,
-    }
+    Player::guest(format!("p{i}"), format!("player {i}"))
 }
 
 /// A command as the room receives it from a connection.

@@ -16,12 +16,7 @@ struct Harness {
 }
 
 fn player(i: usize) -> Player {
-    Player {
-        id: format!("p{i}"),
-        name: format!("player {i}"),
-        account: false,
-        bot: None,
-    }
+    Player::guest(format!("p{i}"), format!("player {i}"))
 }
 
 /// A room whose three seats are taken at time 0, with W connected.

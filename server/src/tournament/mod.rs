@@ -554,13 +554,8 @@ fn table_game(
 }
 
 fn player_of(e: &EntrantRow) -> Player {
-    Player {
-        id: e.player.clone(),
-        name: e.name.clone(),
-        // Seats only carry id and name; the flag is not stored with them.
-        account: false,
-        bot: None,
-    }
+    // Seats only carry id and name; the account flag is not stored with them.
+    Player::guest(e.player.clone(), e.name.clone())
 }
 
 /// Pairs and starts the next round (organizer only).

@@ -33,12 +33,7 @@ async fn seed_game(store: &Store, n: usize, plies: u32, rng: &mut u64) -> Result
     let id = format!("restart-{n:06}");
     let mut players = Vec::new();
     for side in Side::ALL {
-        let p = Player {
-            id: format!("{id}-{side}"),
-            name: format!("seed {n} {side}"),
-            account: false,
-            bot: None,
-        };
+        let p = Player::guest(format!("{id}-{side}"), format!("seed {n} {side}"));
         store
             .create_player(&p.id, &p.name, None, &format!("token-{}", p.id))
             .await?;

@@ -5,12 +5,7 @@ use protocol::{Byoyomi, Direction, Ending, GameSettings, TimeControl};
 use super::*;
 
 fn player(i: usize) -> Player {
-    Player {
-        id: format!("p{i}"),
-        name: format!("player {i}"),
-        account: false,
-        bot: None,
-    }
+    Player::guest(format!("p{i}"), format!("player {i}"))
 }
 
 fn settings(tc: TimeControl) -> GameSettings {

@@ -1006,12 +1006,7 @@ mod tests {
     fn a_full_table_deals_when_its_people_sent_their_seeds_or_the_wait_is_over() {
         use crate::room::core::{Act, Room, SEED_WAIT_MS};
         use crate::store::{Op, Player};
-        let person = |i: usize| Player {
-            id: format!("p{i}"),
-            name: format!("player {i}"),
-            account: false,
-            bot: None,
-        };
+        let person = |i: usize| Player::guest(format!("p{i}"), format!("player {i}"));
         let fixed = || {
             settings(Some(AnqiOptions {
                 fixed_seats: true,
@@ -1134,12 +1129,7 @@ mod tests {
         let secret = room.take_secret();
         let mut ops = Vec::new();
         for (i, side) in Side::ALL.into_iter().enumerate() {
-            let player = Player {
-                id: format!("p{i}"),
-                name: format!("player {i}"),
-                account: false,
-                bot: None,
-            };
+            let player = Player::guest(format!("p{i}"), format!("player {i}"));
             let (_, step) = room.join_seeded(player, Some(side), None, 0, 0).unwrap();
             ops.extend(step.ops);
         }
@@ -1180,12 +1170,8 @@ mod tests {
         );
 
         let seats = Side::ALL.map(|s| {
-            room.seat_of(&format!("p{}", s.index())).map(|_| Player {
-                id: format!("p{}", s.index()),
-                name: format!("player {}", s.index()),
-                account: false,
-                bot: None,
-            })
+            room.seat_of(&format!("p{}", s.index()))
+                .map(|_| Player::guest(format!("p{}", s.index()), format!("player {}", s.index())))
         });
         let stored = StoredGame {
             id: ID.into(),
@@ -1454,12 +1440,7 @@ mod tests {
     fn a_room_draws_the_seating_unless_the_seats_are_fixed() {
         use crate::room::core::Room;
         use crate::store::Player;
-        let person = |i: usize| Player {
-            id: format!("p{i}"),
-            name: format!("player {i}"),
-            account: false,
-            bot: None,
-        };
+        let person = |i: usize| Player::guest(format!("p{i}"), format!("player {i}"));
         // Everyone asks for W: with drawn seats the first joiner lands in every
         // seat over many rooms, and each table ends full with distinct seats.
         let mut first = [0u32; 3];
