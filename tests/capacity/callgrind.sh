@@ -22,10 +22,13 @@
 # left out: A and B)".
 #
 # Left out of each run's count: the clock calibration of `quanta` (the rate
-# limiters' clock), done once at start-up. It loops until its readings
-# agree, so under valgrind its count varies from run to run (6.8 to 12.6
-# million instructions seen on 2026-12-06, up to ±2,000 a move in the
-# difference); it is not work a move does.
+# limiters' clock), done once at start-up, all of it under governor's
+# `QuantaClock::default`. It loops until its readings agree, so under
+# valgrind its count varies from run to run (11.7 to 15.4 million
+# instructions seen on 2026-12-07, up to ±2,000 a move in the difference);
+# it is not work a move does. (Until 2026-12-07 only its inner closure was
+# left out, 4.2–5.6 million: the figures a move before then carry up to
+# ~±1,500 of calibration.)
 set -eu
 BIN=$1; LOADGEN=$2; LABEL=$3; shift 3
 . "$(dirname "$0")/unlimited.sh"
@@ -49,7 +52,7 @@ run() { # $1 = part, $2 = seconds; prints "instructions moves calibration"
     psql -q "$PG/postgres" -c "drop database $DB" >/dev/null
     local IR=$(callgrind_annotate "$OUT" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1; exit}')
     local CAL=$(callgrind_annotate --inclusive=yes --threshold=100 "$OUT" 2>/dev/null |
-        awk '/quanta-[0-9.]+\/src\/lib.rs:once_cell::imp::OnceCell<T>::initialize::\{\{closure\}\}/ {gsub(",","",$1); print $1; exit}')
+        awk '/governor-[0-9.]+\/src\/clock\/quanta.rs:<governor::clock::quanta::QuantaClock as core::default::Default>::default \[/ {gsub(",","",$1); print $1; exit}')
     echo "$((IR - ${CAL:-0})) $M ${CAL:-0}"
 }
 read -r I1 M1 C1 < <(run short "$SHORT")
