@@ -13,7 +13,7 @@ use std::fmt;
 
 use crate::board::Point;
 use crate::explain::IllegalMove;
-use crate::position::{Cause, Move, MoveList, MoveOutcome, Position};
+use crate::position::{Cause, Move, MoveOutcome, Position};
 use crate::side::{Direction, Side, Sides};
 
 /// Limits of §6, per phase.
@@ -302,9 +302,12 @@ struct Offer {
 /// What a caller of [`Game::apply_listed`] keeps of a position between
 /// events: its legal moves ([`Position::legal_moves`]) and the sides in
 /// check ([`Position::checked`]).
+/// The moves are on the heap, as many as there are: a caller keeps one
+/// listing for each game, and [`Game::apply_listed`] writes the next one
+/// into the same buffer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Listing {
-    pub moves: MoveList,
+    pub moves: Vec<Move>,
     pub checked: Sides,
 }
 
@@ -312,7 +315,7 @@ impl Listing {
     /// The listing of `pos`, computed in full.
     pub fn of(pos: &Position) -> Listing {
         Listing {
-            moves: pos.legal_moves(),
+            moves: pos.legal_moves().to_vec(),
             checked: pos.checked(),
         }
     }
@@ -519,13 +522,18 @@ impl Game {
             debug_assert_eq!(l, &Listing::of(&self.position), "a stale listing");
         }
         let listed = matches!((event.action, legal.as_ref()), (Action::Move(m), Some(l)) if l.moves.contains(&m));
-        let mut next = None;
-        let eff = self.apply_with(event, !listed, listed.then_some(&mut next))?;
-        *legal = (!self.is_finished()).then(|| match next {
-            // Unless a penalty or the end of the game changed the position after the move.
-            Some((listing, after)) if after == self.position => listing,
-            _ => Listing::of(&self.position),
-        });
+        // A listed move writes the next listing over the one it was found
+        // in (past every refusal: it cannot fail then), and the position
+        // that listing is of into `after`.
+        let mut after = None;
+        let slot = legal.as_mut().filter(|_| listed).map(|l| (l, &mut after));
+        let eff = self.apply_with(event, !listed, slot)?;
+        if self.is_finished() {
+            *legal = None;
+        } else if after != Some(self.position) {
+            // Not a listed move, or a penalty changed the position after it.
+            *legal = Some(Listing::of(&self.position));
+        }
         if let Some(l) = legal.as_ref() {
             debug_assert_eq!(l, &Listing::of(&self.position), "a wrong listing");
         }
@@ -535,12 +543,13 @@ impl Game {
     /// [`Game::apply`]; with `check_moves` false a move is trusted to be
     /// legal (see [`Game::replay_trusted`]).
     /// With `listing`, an unchecked move leaves there the listing after it
-    /// ([`Position::play_listing`]) and the position it is of.
+    /// ([`Position::play_listing`]) and the position it is of; nothing is
+    /// written there on a refusal.
     fn apply_with(
         &mut self,
         event: Event,
         check_moves: bool,
-        listing: Option<&mut Option<(Listing, Position)>>,
+        listing: Option<(&mut Listing, &mut Option<Position>)>,
     ) -> Result<Vec<Effect>, GameError> {
         if self.result.is_some() {
             return Err(GameError::Finished);
@@ -572,10 +581,10 @@ impl Game {
                         return Err(GameError::Illegal(crate::explain::explain(&self.position, m)));
                     }
                     match listing {
-                        Some(slot) => {
-                            let mut moves = MoveList::new();
-                            let (outcome, checked) = self.position.play_listing(m, &mut moves);
-                            *slot = Some((Listing { moves, checked }, self.position));
+                        Some((l, after)) => {
+                            let (outcome, checked) = self.position.play_listing(m, &mut l.moves);
+                            l.checked = checked;
+                            *after = Some(self.position);
                             outcome
                         }
                         None => self.position.play_unchecked(m),

@@ -1020,17 +1020,24 @@ impl Position {
     /// Legal moves of the side to move, in canonical order (ascending from
     /// index, then to index).
     pub fn legal_moves(&self) -> MoveList {
-        self.legal_moves_knowing(None)
-    }
-
-    /// [`Position::legal_moves`]; `known`, see [`Position::safety`].
-    fn legal_moves_knowing(&self, known: Option<bool>) -> MoveList {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
-        let ctx = self.safety_knowing(known);
+        let ctx = self.safety();
         // In canonical order as generated; `retain` keeps the order.
         moves.retain(|m| self.is_legal_in(*m, &ctx));
         moves
+    }
+
+    /// [`Position::legal_moves`] written into `out` (cleared first), a
+    /// buffer the caller keeps, so that no list of [`MAX_MOVES`] moves is
+    /// copied on its way there; `known`, see [`Position::safety`].
+    fn legal_moves_into(&self, known: Option<bool>, out: &mut Vec<Move>) {
+        let mut moves = MoveList::new();
+        self.pseudo_legal_moves(&mut moves);
+        let ctx = self.safety_knowing(known);
+        out.clear();
+        // In canonical order as generated.
+        out.extend(moves.iter().copied().filter(|m| self.is_legal_in(*m, &ctx)));
     }
 
     /// Number of legal moves of the side to move.
@@ -1444,7 +1451,7 @@ impl Position {
     /// is not looked for again: the side to move next has the mover as its
     /// threat, and the mover checks it or not (`checks`); the mover's own
     /// king is not attacked by its threat (the move is legal).
-    pub fn play_listing(&mut self, m: Move, legal: &mut MoveList) -> (MoveOutcome, Sides) {
+    pub fn play_listing(&mut self, m: Move, legal: &mut Vec<Move>) -> (MoveOutcome, Sides) {
         let mover = self.turn;
         let mut out = self.play_unresolved(m);
         let known = (out.eliminated.is_empty() && self.live.count() == 3).then(|| out.checks.contains(self.turn));
@@ -1551,7 +1558,7 @@ impl Position {
     fn resolve_mates(
         &mut self,
         eliminated: &mut ArrayVec<Elimination, 2>,
-        mut legal: Option<&mut MoveList>,
+        mut legal: Option<&mut Vec<Move>>,
         mut known: Option<bool>,
     ) {
         loop {
@@ -1566,7 +1573,7 @@ impl Position {
             }
             let has_move = match legal.as_deref_mut() {
                 Some(l) => {
-                    *l = self.legal_moves_knowing(known);
+                    self.legal_moves_into(known, l);
                     !l.is_empty()
                 }
                 None => self.has_legal_move(),

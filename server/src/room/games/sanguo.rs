@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use engine::board::NUM_POINTS;
 use engine::game::{Action, Event, GameError};
-use engine::{Effect, Game, Listing, Move, Point, Sides, format_position, parse_move, parse_position};
+use engine::{Effect, Game, Listing, Move, Point, format_position, parse_move, parse_position};
 use protocol::{
     Counters, Departure, ErrorBody, ErrorCode, GameResult, GameSettings, MoveTexts, PendingOffer, Side, Status,
     TextPiece, Variant,
@@ -26,9 +26,9 @@ pub struct SanguoGame {
     /// check. `None` until the first event after a start or a restore (then
     /// they are computed where needed), and once the game is over. Only
     /// `apply` changes the game, and it always replaces this listing: it is
-    /// never stale. The moves on the heap: a [`MoveList`] has room for the
-    /// most moves any position has.
-    listed: Option<(Box<[Move]>, Sides)>,
+    /// never stale. Its moves are on the heap, and the next event's listing
+    /// is written over them in place.
+    listed: Option<Listing>,
 }
 
 /// Two games are equal when their engine games are: the list is derived
@@ -200,12 +200,7 @@ impl RoomGame for SanguoGame {
         };
         // The one legality check of a move is against the list the last
         // status carried; the next list comes out of the mate test after it.
-        let mut legal = self.listed.take().map(|(moves, checked)| Listing {
-            moves: moves.iter().copied().collect(),
-            checked,
-        });
-        let applied = self.game.apply_listed(event, &mut legal);
-        self.listed = legal.map(|l| (l.moves.as_slice().into(), l.checked));
+        let applied = self.game.apply_listed(event, &mut self.listed);
         let effects = applied.map_err(|e| match (&e, &cmd) {
             (GameError::Illegal(_), Command::Play(mv)) => err(ErrorCode::IllegalMove, format!("{mv}: {e}")),
             _ => game_error(&e),
@@ -251,7 +246,7 @@ impl RoomGame for SanguoGame {
             legal_moves: if legal && !game.is_finished() {
                 let computed;
                 let moves = match &self.listed {
-                    Some((list, _)) => &list[..],
+                    Some(l) => &l.moves[..],
                     None => {
                         computed = pos.legal_moves();
                         &computed[..]
@@ -266,11 +261,7 @@ impl RoomGame for SanguoGame {
             in_check: if game.is_finished() {
                 Vec::new()
             } else {
-                protocol::sides(
-                    self.listed
-                        .as_ref()
-                        .map_or_else(|| pos.checked(), |&(_, checked)| checked),
-                )
+                protocol::sides(self.listed.as_ref().map_or_else(|| pos.checked(), |l| l.checked))
             },
             pending_offer: game.pending_offer().map(|(by, waiting)| PendingOffer {
                 by: by.into(),
