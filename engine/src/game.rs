@@ -302,6 +302,7 @@ struct Offer {
 /// What a caller of [`Game::apply_listed`] keeps of a position between
 /// events: its legal moves ([`Position::legal_moves`]) and the sides in
 /// check ([`Position::checked`]).
+///
 /// The moves are on the heap, as many as there are: a caller keeps one
 /// listing for each game, and [`Game::apply_listed`] writes the next one
 /// into the same buffer.
