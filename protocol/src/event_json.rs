@@ -229,6 +229,7 @@ fn needs_escape(bytes: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use proptest::array::uniform3;
     use proptest::prelude::*;
 
     use super::*;
@@ -279,18 +280,10 @@ mod tests {
         (
             number::<u32>(),
             number::<u32>(),
-            [
-                [number::<u32>(), number(), number()],
-                [number(), number(), number()],
-                [number(), number(), number()],
-            ],
-            [
-                [number::<u32>(), number(), number()],
-                [number(), number(), number()],
-                [number(), number(), number()],
-            ],
-            [number::<u8>(), number(), number()],
-            [number::<u8>(), number(), number()],
+            uniform3(uniform3(number::<u32>())),
+            uniform3(uniform3(number::<u32>())),
+            uniform3(number::<u8>()),
+            uniform3(number::<u8>()),
         )
             .prop_map(
                 |(p, q, consecutive_checks, cumulative_checks, warnings, draw_offers_made)| Counters {
