@@ -15,7 +15,8 @@
 # whole commit's fixed cost for nearly every move; at 1,000 games one
 # carries ~20. SANGUO_COMMIT_WINDOW_US=250000 in the environment (the
 # server inherits it) makes commits of ~15 moves under valgrind, close to
-# that: 55.4 k instructions a move against 72.5 k on 2026-12-07.
+# that: 51.2 k instructions a move on 2026-12-07 (bc4aae2; with the
+# calibration below left out whole).
 #
 # Output: /tmp/callgrind-LABEL-{short,long}.out (callgrind_annotate them)
 # and a line "LABEL: N instructions / M moves = X per move (calibration
