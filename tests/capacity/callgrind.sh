@@ -22,6 +22,19 @@
 # and a line "LABEL: N instructions / M moves = X per move (calibration
 # left out: A and B)".
 #
+# CACHE=1 also simulates the data caches (cache.sh: a last level of 1 MiB,
+# about one core's L2) and prints a second line, the lines a move misses
+# in the first level and in the last, read and written. The last-level
+# misses are the memory a move touches that nothing touched for long: run
+# it with many games, e.g. `--games 500 --think-ms 2000` (each room and
+# socket then waits about a second between two moves, while 500 others
+# move; with 1,000 games the sign-ins outlast the store's 3-second wait for
+# a connection under the simulation, and games fail to start). A
+# simulation, without the hardware's prefetching: it ranks where a move's
+# cold memory is, it does not time it.
+# 2026-12-07 (9733f87, 500 games): 230 read and 248 written a move; the
+# bare relay (relay-callgrind.sh), 60 and 107.
+#
 # Left out of each run's count: the clock calibration of `quanta` (the rate
 # limiters' clock), done once at start-up, all of it under governor's
 # `QuantaClock::default`. It loops until its readings agree, so under
@@ -34,6 +47,7 @@ set -eu
 BIN=$1; LOADGEN=$2; LABEL=$3; shift 3
 . "$(dirname "$0")/unlimited.sh"
 ARGS=("$@"); [ ${#ARGS[@]} -eq 0 ] && ARGS=(--games 40 --think-ms 1000)
+. "$(dirname "$0")/cache.sh"
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
 PORT=${PORT:-8191}
 SHORT=${SHORT:-20}
@@ -43,7 +57,7 @@ run() { # $1 = part, $2 = seconds; prints "instructions moves calibration"
     local DB=cg_$(date +%s%N | tail -c 8) OUT=/tmp/callgrind-$LABEL-$1.out
     psql -q "$PG/postgres" -c "create database $DB" >/dev/null
     rm -f "$OUT"
-    env "${UNLIMITED[@]}" RUST_LOG=warn DATABASE_URL="$PG/$DB" valgrind --tool=callgrind --callgrind-out-file="$OUT" \
+    env "${UNLIMITED[@]}" RUST_LOG=warn DATABASE_URL="$PG/$DB" valgrind --tool=callgrind "${CACHE_ARGS[@]}" --callgrind-out-file="$OUT" \
         "$BIN" serve --listen 127.0.0.1:$PORT --messages-per-second 1000 >"/tmp/callgrind-$LABEL-$1.log" 2>&1 &
     local SP=$!
     for _ in $(seq 600); do curl -sf 127.0.0.1:$PORT/healthz >/dev/null && break; sleep 0.2; done
@@ -59,3 +73,4 @@ run() { # $1 = part, $2 = seconds; prints "instructions moves calibration"
 read -r I1 M1 C1 < <(run short "$SHORT")
 read -r I2 M2 C2 < <(run long "$LONG")
 echo "$LABEL: short $I1 Ir / $M1 moves; long $I2 Ir / $M2 moves; $((I2 - I1)) instructions / $((M2 - M1)) moves = $(( (I2 - I1) / (M2 - M1) )) per move (calibration left out: $C1 and $C2)"
+cache_line "$LABEL" /tmp/callgrind-$LABEL-short.out /tmp/callgrind-$LABEL-long.out $((M2 - M1))

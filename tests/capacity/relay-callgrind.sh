@@ -11,7 +11,9 @@
 #   (default: --games 40 --think-ms 1000; SHORT=15 and LONG=45 seconds)
 #
 # PORT (9291). Output: /tmp/callgrind-relay-LABEL-{short,long}.out and a line
-# "LABEL: N instructions / M moves = X per move".
+# "LABEL: N instructions / M moves = X per move". CACHE=1 (and CACHE_LL) as
+# in callgrind.sh: the data caches simulated, and a second line with the
+# misses a move.
 set -eu
 RELAY=$1; LOADGEN=$2; LABEL=$3; shift 3
 ARGS=("$@"); [ ${#ARGS[@]} -eq 0 ] && ARGS=(--games 40 --think-ms 1000)
@@ -19,11 +21,12 @@ PORT=${PORT:-9291}
 SHORT=${SHORT:-15}
 LONG=${LONG:-45}
 ulimit -n 20000
+. "$(dirname "$0")/cache.sh"
 
 run() { # $1 = part, $2 = seconds; prints "instructions moves"
     local OUT=/tmp/callgrind-relay-$LABEL-$1.out
     rm -f "$OUT"
-    valgrind --tool=callgrind --callgrind-out-file="$OUT" "$RELAY" --listen 127.0.0.1:$PORT \
+    valgrind --tool=callgrind "${CACHE_ARGS[@]}" --callgrind-out-file="$OUT" "$RELAY" --listen 127.0.0.1:$PORT \
         >"/tmp/callgrind-relay-$LABEL-$1.log" 2>&1 &
     local RP=$!
     for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.2; done
@@ -37,3 +40,4 @@ run() { # $1 = part, $2 = seconds; prints "instructions moves"
 read -r I1 M1 < <(run short "$SHORT")
 read -r I2 M2 < <(run long "$LONG")
 echo "$LABEL: short $I1 Ir / $M1 moves; long $I2 Ir / $M2 moves; $((I2 - I1)) instructions / $((M2 - M1)) moves = $(( (I2 - I1) / (M2 - M1) )) per move"
+cache_line "$LABEL" /tmp/callgrind-relay-$LABEL-short.out /tmp/callgrind-relay-$LABEL-long.out $((M2 - M1))
