@@ -119,13 +119,15 @@ pub async fn upgrade(
         // tungstenite's defaults (128 KiB each way) cost ~256 KiB per
         // connection; game messages are a few KB, and every send is flushed.
         // The read buffer is allocated (and zeroed) whole for every
-        // connection and only sets how much one read takes (a longer frame
-        // grows it): 2 KiB holds dozens of moves, and each idle connection
-        // costs 2 KiB less than at 4 (docs/CAPACITY.md). The write buffer
+        // connection and sets how much one read takes (a longer frame grows
+        // it). tungstenite zeroes that much again before every read, into
+        // memory the connection last touched a third of a second ago: 512
+        // bytes hold several moves (~100 bytes each) and cost 8 cache lines
+        // a read, where 2 KiB cost 32 (docs/CAPACITY.md). The write buffer
         // only batches frames fed without a flush (the closing handshake);
         // it keeps the capacity of the largest frame written, whatever the
         // size set here.
-        .read_buffer_size(2 * 1024)
+        .read_buffer_size(512)
         .write_buffer_size(8 * 1024)
         .max_frame_size(HARD_FRAME_LIMIT)
         .max_message_size(HARD_FRAME_LIMIT)
