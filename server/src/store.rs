@@ -447,13 +447,36 @@ fn test_before_use(idle: Duration, up: bool) -> bool {
 /// How often the store probes a database that went away.
 const PROBE_EVERY: Duration = Duration::from_millis(500);
 
-/// One room's writes waiting for a group commit.
+/// One room's writes waiting for a group commit. The room gave its ops up
+/// (no copy of them is queued) and gets them back with the answer: `Some`
+/// of the commit's result once it was tried ([`Pending::finish`]), `None`
+/// when the writer dropped it untried (its queue or task gone), for the room
+/// to commit them on its own. Dropped unfinished, it hands them back so.
 #[derive(Debug)]
 struct Pending {
     game: String,
     v: u64,
     ops: Vec<Op>,
-    done: oneshot::Sender<Result<(), StoreError>>,
+    done: Option<oneshot::Sender<Answer>>,
+}
+
+/// What a room gets back for its [`Pending`] commit.
+type Answer = (Option<Result<(), StoreError>>, Vec<Op>);
+
+impl Pending {
+    fn finish(mut self, r: Result<(), StoreError>) {
+        if let Some(done) = self.done.take() {
+            let _ = done.send((Some(r), std::mem::take(&mut self.ops)));
+        }
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Some(done) = self.done.take() {
+            let _ = done.send((None, std::mem::take(&mut self.ops)));
+        }
+    }
 }
 
 /// Writes of this many rooms at most go in one transaction.
@@ -834,7 +857,7 @@ impl Store {
                     match store.commit_now(&writes).await {
                         Ok(()) => {
                             for p in batch {
-                                let _ = p.done.send(Ok(()));
+                                p.finish(Ok(()));
                             }
                             return;
                         }
@@ -842,7 +865,7 @@ impl Store {
                             // One by one would wait for the database once per room.
                             let words = e.to_string();
                             for p in batch {
-                                let _ = p.done.send(Err(StoreError::Unavailable(words.clone())));
+                                p.finish(Err(StoreError::Unavailable(words.clone())));
                             }
                             return;
                         }
@@ -851,7 +874,7 @@ impl Store {
                 }
                 for p in batch {
                     let r = store.commit_now(&[(p.game.as_str(), p.v, p.ops.as_slice())]).await;
-                    let _ = p.done.send(r);
+                    p.finish(r);
                 }
             });
         }
@@ -1170,30 +1193,44 @@ impl Store {
     /// Commits a room's writes atomically, with the game's new version `v`;
     /// returns once they are durable. Outages are noted in [`Store::health`].
     pub async fn commit(&self, game: &str, v: u64, ops: &[Op]) -> Result<(), StoreError> {
-        let r = self.commit_queued(game, v, ops).await;
-        self.observe(&r);
-        r
+        self.commit_owned(game, v, ops.to_vec()).await.0
     }
 
-    async fn commit_queued(&self, game: &str, v: u64, ops: &[Op]) -> Result<(), StoreError> {
+    /// [`Store::commit`] of ops the caller gives up for the while: the
+    /// group commit queues them without a copy (a move's event row and its
+    /// list: two allocations a move), and they come back with the result,
+    /// for a room that must keep them through an outage.
+    pub async fn commit_owned(&self, game: &str, v: u64, ops: Vec<Op>) -> (Result<(), StoreError>, Vec<Op>) {
+        let (r, ops) = self.commit_queued(game, v, ops).await;
+        self.observe(&r);
+        (r, ops)
+    }
+
+    async fn commit_queued(&self, game: &str, v: u64, mut ops: Vec<Op>) -> (Result<(), StoreError>, Vec<Op>) {
         if let Some(writer) = &self.writer {
             let (done, rx) = oneshot::channel();
             let pending = Pending {
                 game: game.to_owned(),
                 v,
-                ops: ops.to_vec(),
-                done,
+                ops,
+                done: Some(done),
             };
-            if writer.send(pending).await.is_ok()
-                && let Ok(r) = rx.await
-            {
-                return r;
+            // Refused, the pending commit is dropped here and hands the ops
+            // back untried, as the writer does with one it drops.
+            let _ = writer.send(pending).await;
+            match rx.await {
+                Ok((Some(r), back)) => return (r, back),
+                Ok((None, back)) => ops = back,
+                // A `Pending` answers when it is finished or dropped: only
+                // one never dropped (leaked) would leave this.
+                Err(_) => unreachable!("a pending commit answers when it is dropped"),
             }
         }
         // Boxed: a transaction's future is a few KB, and every room's task
         // holds room for what it awaits, idle or not; the queued path above
         // is a few hundred bytes.
-        Box::pin(self.commit_now(&[(game, v, ops)])).await
+        let r = Box::pin(self.commit_now(&[(game, v, &ops)])).await;
+        (r, ops)
     }
 
     /// Commits the writes of one or more rooms together. A single statement
@@ -2150,6 +2187,36 @@ mod tests {
         let before = transactions();
         three_apart(2).await;
         assert_eq!(transactions() - before, 3, "each alone");
+        store.close().await;
+    }
+
+    /// A room's ops go to the group commit without a copy and come back
+    /// with the result, the same ops, whether it committed them or its
+    /// writer dropped them untried (then the room commits them itself).
+    #[tokio::test]
+    async fn a_commit_hands_its_ops_back() {
+        let file = TempSqlite::new();
+        let store = store_with_games(&file.url(), &["g1"]).await;
+        let ops = vec![Op::Event(event(0, Side::W)), Op::Event(event(1, Side::B))];
+        let (r, back) = store.commit_owned("g1", 2, ops.clone()).await;
+        r.expect("committed");
+        assert_eq!(back, ops);
+        let rows = sqlx::query("SELECT seq FROM events WHERE game_id = 'g1'")
+            .fetch_all(&store.pool)
+            .await
+            .expect("rows");
+        assert_eq!(rows.len(), 2);
+
+        let (done, rx) = oneshot::channel();
+        drop(Pending {
+            game: "g2".into(),
+            v: 1,
+            ops: ops.clone(),
+            done: Some(done),
+        });
+        let (r, back) = rx.await.expect("an answer");
+        assert!(r.is_none(), "dropped untried");
+        assert_eq!(back, ops);
         store.close().await;
     }
 

@@ -308,16 +308,22 @@ pub enum Journal {
 
 impl Journal {
     async fn commit(&self, game: &str, v: u64, ops: &[Op]) -> Result<(), StoreError> {
+        self.commit_owned(game, v, ops.to_vec()).await.0
+    }
+
+    /// [`Journal::commit`] of ops given up and handed back with the result
+    /// ([`Store::commit_owned`]): a move's are not copied on their way.
+    async fn commit_owned(&self, game: &str, v: u64, ops: Vec<Op>) -> (Result<(), StoreError>, Vec<Op>) {
         match self {
             // Not boxed: the store boxes what is large (a transaction of its
             // own when the group commit is not running); a queued commit's
             // future is a few hundred bytes, and it is awaited for every move.
-            Journal::Store(s) => s.commit(game, v, ops).await,
+            Journal::Store(s) => s.commit_owned(game, v, ops).await,
             Journal::Memory(m) => {
                 m.lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .push((game.to_owned(), v, ops.to_vec()));
-                Ok(())
+                    .push((game.to_owned(), v, ops.clone()));
+                (Ok(()), ops)
             }
         }
     }
@@ -1395,7 +1401,14 @@ impl Actor {
             return true;
         }
         let began = self.now();
-        if let Err(e) = self.ctx.store.commit(&self.room.id, self.room.v(), &step.ops).await {
+        let mut step = step;
+        let (committed, ops) = self
+            .ctx
+            .store
+            .commit_owned(&self.room.id, self.room.v(), std::mem::take(&mut step.ops))
+            .await;
+        step.ops = ops;
+        if let Err(e) = committed {
             if e.is_outage() {
                 self.enter_outage(began);
                 if let Some(o) = &mut self.outage {
