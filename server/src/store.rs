@@ -2191,32 +2191,39 @@ mod tests {
     }
 
     /// A room's ops go to the group commit without a copy and come back
-    /// with the result, the same ops, whether it committed them or its
-    /// writer dropped them untried (then the room commits them itself).
+    /// with the result, the same ops, whether the writer committed them or
+    /// dropped them untried (its queue gone: the room then commits them
+    /// itself).
     #[tokio::test]
     async fn a_commit_hands_its_ops_back() {
         let file = TempSqlite::new();
-        let store = store_with_games(&file.url(), &["g1"]).await;
+        let store = store_with_games(&file.url(), &["g1", "g2"]).await;
+        let rows = |game: &'static str| {
+            let store = &store;
+            async move {
+                sqlx::query("SELECT seq FROM events WHERE game_id = $1")
+                    .bind(game)
+                    .fetch_all(&store.pool)
+                    .await
+                    .expect("rows")
+                    .len()
+            }
+        };
         let ops = vec![Op::Event(event(0, Side::W)), Op::Event(event(1, Side::B))];
         let (r, back) = store.commit_owned("g1", 2, ops.clone()).await;
-        r.expect("committed");
+        r.expect("committed by the writer");
         assert_eq!(back, ops);
-        let rows = sqlx::query("SELECT seq FROM events WHERE game_id = 'g1'")
-            .fetch_all(&store.pool)
-            .await
-            .expect("rows");
-        assert_eq!(rows.len(), 2);
+        assert_eq!(rows("g1").await, 2);
 
-        let (done, rx) = oneshot::channel();
-        drop(Pending {
-            game: "g2".into(),
-            v: 1,
-            ops: ops.clone(),
-            done: Some(done),
-        });
-        let (r, back) = rx.await.expect("an answer");
-        assert!(r.is_none(), "dropped untried");
+        // A writer whose queue is gone: the pending commit is dropped untried.
+        let mut orphan = store.clone();
+        let (tx, rx) = mpsc::channel(1);
+        drop(rx);
+        orphan.writer = Some(tx);
+        let (r, back) = orphan.commit_owned("g2", 2, ops.clone()).await;
+        r.expect("committed by the room itself");
         assert_eq!(back, ops);
+        assert_eq!(rows("g2").await, 2);
         store.close().await;
     }
 
