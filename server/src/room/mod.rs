@@ -505,7 +505,7 @@ impl Rooms {
             }
         }
         if !step.is_empty() {
-            self.ctx.store.commit(&room.id, room.v(), &step.ops).await?;
+            self.ctx.store.commit_owned(&room.id, room.v(), step.ops).await.0?;
         }
         Ok(self.spawn(room, base_ms))
     }
@@ -1026,8 +1026,10 @@ impl Actor {
     async fn recover(&mut self) -> bool {
         let Some(mut o) = self.outage.take() else { return true };
         if !o.pending.is_empty() {
+            // The steps keep their own ops (they are committed again if the
+            // store is still out): this collected copy is handed over whole.
             let ops: Vec<Op> = o.pending.iter().flat_map(|s| s.ops.iter().cloned()).collect();
-            match self.ctx.store.commit(&self.room.id, self.room.v(), &ops).await {
+            match self.ctx.store.commit_owned(&self.room.id, self.room.v(), ops).await.0 {
                 Ok(()) => {}
                 Err(e) if e.is_outage() => {
                     // Still out: wait for the next sign of life.
@@ -1392,7 +1394,7 @@ impl Actor {
     /// still from the moment the commit began. Any other failed commit stops
     /// the room: the store is the truth, and the room comes back from it on
     /// next use.
-    async fn commit_and_send(&mut self, step: Step, received: Option<Instant>) -> bool {
+    async fn commit_and_send(&mut self, mut step: Step, received: Option<Instant>) -> bool {
         if step.is_empty() {
             return true;
         }
@@ -1401,7 +1403,6 @@ impl Actor {
             return true;
         }
         let began = self.now();
-        let mut step = step;
         let (committed, ops) = self
             .ctx
             .store
