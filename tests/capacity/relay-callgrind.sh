@@ -12,8 +12,8 @@
 #
 # PORT (9291). Output: /tmp/callgrind-relay-LABEL-{short,long}.out and a line
 # "LABEL: N instructions / M moves = X per move". CACHE=1 (and CACHE_LL) as
-# in callgrind.sh: the data caches simulated, and a second line with the
-# misses a move.
+# in callgrind.sh: the caches simulated, and a second line with the
+# misses a move (data and code).
 set -eu
 RELAY=$1; LOADGEN=$2; LABEL=$3; shift 3
 ARGS=("$@"); [ ${#ARGS[@]} -eq 0 ] && ARGS=(--games 40 --think-ms 1000)
