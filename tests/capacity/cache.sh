@@ -9,8 +9,8 @@
 # write W, code lines missed in L1 I and in the last level J a move": the
 # difference of the two runs' misses divided by the difference of their
 # moves, as for the instructions. The code misses count the lines of code
-# a move runs that the first level's instruction cache (32 KiB here) no
-# longer holds: the code a move runs beyond what fits there. The
+# a move runs that the first level's instruction cache (valgrind takes its
+# size from the host: 32 KiB on the 2026-12-07 hosts) no longer holds. The
 # simulation sees user space only; the kernel's own code, run in every
 # system call, evicts more on a real core.
 CACHE_ARGS=()
