@@ -233,7 +233,7 @@ impl Door {
 }
 
 impl axum::serve::Listener for Door {
-    type Io = tokio::net::TcpStream;
+    type Io = crate::wire::Wire;
     type Addr = std::net::SocketAddr;
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
@@ -267,7 +267,11 @@ impl axum::serve::Listener for Door {
                 self.state.metrics.cut_off_connections.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
-            return (tcp, peer);
+            // Game messages are small and latency-bound: send each at once (no Nagle).
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!(error = %e, "TCP_NODELAY not set");
+            }
+            return (crate::wire::Wire::new(tcp), peer);
         }
     }
 

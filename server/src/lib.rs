@@ -28,6 +28,7 @@ pub mod seeks;
 pub mod store;
 pub mod tournament;
 pub mod web;
+pub mod wire;
 pub mod ws;
 
 use std::future::Future;
@@ -358,24 +359,15 @@ pub async fn serve(
     let listener = cutoff::Door::new(listener, state.clone());
     let app = http::app(state);
     let stop = token.clone();
-    // Game messages are small and latency-bound: send each at once (no Nagle).
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "TCP_NODELAY not set");
-        }
-    });
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
-        tokio::select! {
-            _ = shutdown => {}
-            _ = stop.cancelled() => {}
-        }
-        stop.cancel();
-    })
-    .await?;
+    axum::serve(listener, app.into_make_service_with_connect_info::<wire::Peer>())
+        .with_graceful_shutdown(async move {
+            tokio::select! {
+                _ = shutdown => {}
+                _ = stop.cancelled() => {}
+            }
+            stop.cancel();
+        })
+        .await?;
     token.cancel();
     if let Some((node, _)) = cluster {
         // Hand the games over at once: wait for the rooms to stop (they stop

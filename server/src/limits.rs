@@ -11,7 +11,7 @@
 //! hold whole.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr};
 use std::num::NonZeroU32;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -19,6 +19,8 @@ use std::time::Duration;
 
 use argon2::password_hash::{PasswordHash, SaltString};
 use axum::extract::{ConnectInfo, FromRequestParts};
+
+use crate::wire::Peer;
 use axum::http::request::Parts;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
@@ -47,7 +49,7 @@ impl ClientAddr {
             let value = headers.get_all(name).iter().next_back()?.to_str().ok()?;
             value.rsplit(',').next()?.trim().parse::<IpAddr>().ok()
         });
-        let ip = from_header.or_else(|| extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()))?;
+        let ip = from_header.or_else(|| extensions.get::<ConnectInfo<Peer>>().map(|c| c.0.addr.ip()))?;
         Some(ClientAddr::from_ip(ip))
     }
 
@@ -897,9 +899,10 @@ mod tests {
             .body(())
             .unwrap();
         let (mut parts, ()) = req.into_parts();
-        parts
-            .extensions
-            .insert(ConnectInfo::<SocketAddr>("127.0.0.1:1".parse().unwrap()));
+        parts.extensions.insert(ConnectInfo(crate::wire::Peer {
+            addr: "127.0.0.1:1".parse().unwrap(),
+            wire: None,
+        }));
         let of = |h| {
             ClientAddr::from_parts(&parts.headers, &parts.extensions, h)
                 .unwrap()

@@ -1,7 +1,8 @@
 //! One WebSocket connection to a game: the Origin check, `hello`, then one
-//! task that reads the client (limits, parsing, heartbeat) and writes what
-//! its bounded queue holds (filled by the room and by the replies), tracked
-//! for graceful shutdown. Bad input is answered with an error message;
+//! task that reads the client (limits, parsing, heartbeat) and flushes what
+//! its socket did not take at once (the room and the replies write to the
+//! socket directly through its bounded outbox, crate::wire), tracked for
+//! graceful shutdown. Bad input is answered with an error message;
 //! nothing a client sends can panic the server.
 
 use std::future::{Future, poll_fn};
@@ -12,7 +13,7 @@ use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, header};
+use axum::http::{HeaderMap, Version, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::task::{ArcWake, AtomicWaker};
 use futures_util::{SinkExt, StreamExt};
@@ -28,6 +29,7 @@ use crate::limits::{ClientAddr, SocketPermit, SocketRefusal};
 use crate::room::core::Act;
 use crate::room::{Inbox, Received, encode, outbox};
 use crate::store::{Player, TokenLookup};
+use crate::wire::{Peer, WireHandle};
 
 /// Frames above this close the connection outright (tungstenite refuses
 /// them); frames between [`MAX_FRAME_BYTES`] and this get an error reply.
@@ -75,11 +77,18 @@ pub async fn upgrade(
     Path(id): Path<String>,
     addr: ClientAddr,
     headers: HeaderMap,
+    version: Version,
     extensions: axum::http::Extensions,
 ) -> Result<Response, ApiError> {
-    let ip = extensions
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|_| addr.0);
+    let peer = extensions.get::<axum::extract::ConnectInfo<Peer>>().map(|c| &c.0);
+    let ip = peer.map(|_| addr.0);
+    // The room writes the game's messages straight onto the connection
+    // (crate::wire), which after an HTTP/1 upgrade carries this socket
+    // alone. An HTTP/2 WebSocket is one stream among others: its messages
+    // go through the socket's own writer.
+    let wire = peer
+        .and_then(|p| p.wire.clone())
+        .filter(|_| matches!(version, Version::HTTP_10 | Version::HTTP_11));
     if !origin_allowed(&headers, &s.config.allowed_origins) {
         return Err(ApiError::new(
             ErrorCode::Forbidden,
@@ -135,7 +144,7 @@ pub async fn upgrade(
             // A task of its own whose future is the connection alone: run
             // inside axum's upgrade task, it would sit beside that task's
             // state and a second copy of the socket.
-            s.tracker.clone().spawn(connection(socket, s, id, ip, permit));
+            s.tracker.clone().spawn(connection(socket, s, id, ip, permit, wire));
             drop(token);
             std::future::ready(())
         })
@@ -430,16 +439,18 @@ async fn hello(
 }
 
 /// One connection, in one task: `hello`, then a loop that reads the client
-/// (limits, parsing, heartbeat) and writes what its queue holds, then the
-/// closing handshake. One task rather than a reader and a writer: half the
-/// tasks and no shared lock around the socket, and an idle connection's
-/// whole state is this future, the socket's buffers and its queue.
+/// (limits, parsing, heartbeat) and flushes what the socket did not take at
+/// once, then the closing handshake. One task rather than a reader and a
+/// writer, and no wake-up for a message the socket takes at once (nearly
+/// all): the room writes it itself. An idle connection's whole state is
+/// this future, the socket's buffers and its outbox.
 async fn connection(
     mut socket: WebSocket,
     s: AppState,
     id: String,
     ip: Option<std::net::IpAddr>,
     mut permit: SocketPermit,
+    wire: Option<WireHandle>,
 ) {
     let _counted = Counted::new(&s.metrics);
     // Boxed, as every await below that is large and happens once: the
@@ -539,6 +550,7 @@ async fn connection(
         Ok(w) => w,
         Err(_) => {
             let _ = outbox.send(error(ErrorCode::Internal, "the game is not available; reconnect"));
+            inbox.close(true);
             Box::pin(close(&mut socket, Some(&inbox), None, End::Gone.close(), true)).await;
             return;
         }
@@ -547,11 +559,18 @@ async fn connection(
         watching = s.limits.sockets.spectate(&id);
         if watching.is_none() {
             // What the room queued (welcome, snapshot) is not sent.
+            inbox.close(false);
             Box::pin(room.disconnect(conn)).await;
             let r = spectators_full();
             Box::pin(close(&mut socket, None, Some(r.error), r.close, true)).await;
             return;
         }
+    }
+    // From here the room's messages are written to the socket as they come
+    // (what it queued so far first); the task only flushes what the socket
+    // did not take at once.
+    if let Some(wire) = wire {
+        inbox.attach(wire);
     }
 
     let mut limit = RateLimit {
@@ -584,13 +603,20 @@ async fn connection(
             // read may queue a reply, and the queue must not fill up with them.
             biased;
             queued = inbox.recv() => {
-                let Received::Message(m) = queued else { break End::Removed };
+                let first = match queued {
+                    Received::Message(m) => Some(m),
+                    // Written to the socket, not all taken yet.
+                    Received::Flush => None,
+                    Received::Kicked => break End::Removed,
+                };
                 // A client that stops reading blocks the write: the room's
                 // kick (the queue overflowed, or the server is stopping) and
                 // the heartbeat still end it. What else is queued by then
                 // goes out with it, in one write.
                 let send = async {
-                    socket.feed(Message::Text(m)).await?;
+                    if let Some(m) = first {
+                        socket.feed(Message::Text(m)).await?;
+                    }
                     while let Some(m) = inbox.try_recv() {
                         socket.feed(Message::Text(m)).await?;
                     }
@@ -765,6 +791,8 @@ async fn connection(
     Box::pin(room.disconnect(conn)).await;
     // A connection the room dropped for being slow gets no backlog.
     let backlog = (end != End::Removed || !outbox.is_kicked()).then_some(&inbox);
+    // Nothing more reaches the socket after its Close frame.
+    inbox.close(backlog.is_some());
     Box::pin(close(&mut socket, backlog, None, end.close(), true)).await;
 }
 

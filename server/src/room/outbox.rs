@@ -8,12 +8,20 @@
 //! mutex around a `VecDeque` that grows with what is queued and shrinks back
 //! once a burst is written, about 100 bytes for an idle connection. The mutex
 //! is a std one: it is held only to push or pop, never across an await.
+//!
+//! A game socket's queue is usually empty: once given the socket's
+//! [`WireHandle`] ([`Inbox::attach`]), it writes each message straight onto
+//! the socket, and only what the kernel does not take at once waits (in the
+//! wire, [`crate::wire`]) for the connection's task to flush it. The task
+//! is woken for that alone, not for every message.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::extract::ws::Utf8Bytes;
 use futures_util::task::AtomicWaker;
+
+use crate::wire::{Sent, WireHandle};
 
 /// A drained queue keeps at most this capacity (messages); more is given back.
 const KEEP_CAPACITY: usize = 8;
@@ -45,8 +53,12 @@ struct State {
     queue: VecDeque<Utf8Bytes>,
     /// The room asked the connection to close.
     kicked: bool,
-    /// The connection's task is gone: nothing will be read any more.
+    /// The connection's task is gone, or closing: nothing more is taken.
     closed: bool,
+    /// The socket, written to directly (no message is queued then).
+    wire: Option<WireHandle>,
+    /// What was written to the wire waits, in part, for a flush.
+    flush: bool,
 }
 
 impl Shared {
@@ -60,6 +72,9 @@ impl Shared {
 pub enum Received {
     /// The next message to write.
     Message(Utf8Bytes),
+    /// What was written to the socket waits for the socket to take it:
+    /// flush it (a queue given its socket with [`Inbox::attach`] only).
+    Flush,
     /// The room asked the connection to close; what was still queued is
     /// dropped (the client reconnects with its last version and catches up).
     Kicked,
@@ -85,7 +100,27 @@ impl Outbox {
     /// kicked or its task is gone.
     pub fn send(&self, msg: Utf8Bytes) -> bool {
         let mut state = self.shared.lock();
-        if state.kicked || state.closed || state.queue.len() >= self.shared.capacity {
+        if state.kicked || state.closed {
+            return false;
+        }
+        if let Some(wire) = &state.wire {
+            // Written under the queue's lock: once the connection closes its
+            // queue, nothing more reaches the socket after its Close frame.
+            return match wire.write_text(msg.into(), self.shared.capacity) {
+                Sent::Written => true,
+                Sent::Pending => {
+                    let first = !state.flush;
+                    state.flush = true;
+                    drop(state);
+                    if first {
+                        self.shared.waker.wake();
+                    }
+                    true
+                }
+                Sent::Full => false,
+            };
+        }
+        if state.queue.len() >= self.shared.capacity {
             return false;
         }
         state.queue.push_back(msg);
@@ -134,8 +169,39 @@ impl Inbox {
         if state.kicked {
             return Some(Received::Kicked);
         }
-        let msg = super::mailbox::pop_front_shrunk(&mut state.queue, KEEP_CAPACITY)?;
-        Some(Received::Message(msg))
+        if let Some(msg) = super::mailbox::pop_front_shrunk(&mut state.queue, KEEP_CAPACITY) {
+            return Some(Received::Message(msg));
+        }
+        std::mem::take(&mut state.flush).then_some(Received::Flush)
+    }
+
+    /// From now on, messages are written straight to `wire`, the
+    /// connection's socket, beginning with what is queued; only what the
+    /// socket does not take at once waits (then [`Received::Flush`]).
+    pub fn attach(&self, wire: WireHandle) {
+        let mut state = self.shared.lock();
+        while let Some(msg) = state.queue.pop_front() {
+            // The queue held at most `capacity`: all of it fits.
+            if wire.write_text(msg.into(), self.shared.capacity) == Sent::Pending {
+                state.flush = true;
+            }
+        }
+        state.queue = VecDeque::new();
+        state.wire = Some(wire);
+    }
+
+    /// Takes nothing more (the connection is closing). Unless `keep`, what
+    /// still waits to be written is dropped, but for the rest of a frame
+    /// begun (a connection kicked for being slow gets no backlog).
+    pub fn close(&self, keep: bool) {
+        let mut state = self.shared.lock();
+        state.closed = true;
+        if !keep {
+            state.queue.clear();
+            if let Some(wire) = &state.wire {
+                wire.discard();
+            }
+        }
     }
 }
 
@@ -191,6 +257,61 @@ mod tests {
         assert_eq!(rx.recv().await, Received::Kicked, "a kick comes before what is queued");
         assert!(!tx.send(text("more")), "a kicked connection takes nothing");
         assert_eq!(rx.try_recv(), Some(text("queued")));
+    }
+
+    #[tokio::test]
+    async fn attached_to_its_socket_it_writes_in_order_and_wakes_the_task_only_to_flush() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut client = tokio::net::TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let mut wire = crate::wire::Wire::new(listener.accept().await.unwrap().0);
+        let (tx, rx) = outbox(4);
+        assert!(tx.send(text("queued")), "before the socket is attached, messages queue");
+        rx.attach(wire.handle());
+        assert!(tx.send(text("direct")));
+        assert_eq!(rx.take(), None, "nothing queued, nothing to flush");
+        let mut got = [0u8; 16];
+        client.read_exact(&mut got).await.unwrap();
+        assert_eq!(&got, b"\x81\x06queued\x81\x06direct");
+
+        // A client that stops reading: the socket's buffers fill, then the
+        // task is asked to flush, and past the capacity the room is refused.
+        let big = Utf8Bytes::from(String::from_utf8(vec![b'z'; 60_000]).unwrap());
+        let mut sent = 0;
+        while rx.take().is_none() {
+            assert!(tx.send(big.clone()));
+            sent += 1;
+            assert!(sent < 10_000, "the socket took everything");
+        }
+        while tx.send(big.clone()) {
+            sent += 1;
+        }
+        assert_eq!(
+            rx.take(),
+            Some(Received::Flush),
+            "asked once more after the first flush"
+        );
+        // What was accepted arrives whole and in order once the client reads.
+        let reader = tokio::spawn(async move {
+            let mut frame = vec![0u8; 4 + 60_000];
+            for _ in 0..sent {
+                client.read_exact(&mut frame).await.unwrap();
+                assert_eq!(&frame[..4], &[0x81, 126, 0xea, 0x60]);
+                assert!(frame[4..].iter().all(|&b| b == b'z'));
+            }
+            client
+        });
+        wire.flush().await.unwrap();
+        let mut client = reader.await.unwrap();
+        assert!(tx.send(text("after")));
+        let mut got = [0u8; 7];
+        client.read_exact(&mut got).await.unwrap();
+        assert_eq!(&got, b"\x81\x05after");
+
+        rx.close(false);
+        assert!(!tx.send(text("closed")), "a closing connection takes nothing more");
     }
 
     #[test]

@@ -698,9 +698,9 @@ async fn kick(cluster: &Cluster, node: &str, conn: u64) {
 async fn pump(inbox: super::Inbox, nats: async_nats::Client, subject: String, conn: u64) {
     let mut seq = 0u64;
     loop {
-        seq += 1;
         match inbox.recv().await {
             Received::Message(m) => {
+                seq += 1;
                 let head = format!("{conn} {seq}\n");
                 let mut buf = BytesMut::with_capacity(head.len() + m.len());
                 buf.put_slice(head.as_bytes());
@@ -709,7 +709,10 @@ async fn pump(inbox: super::Inbox, nats: async_nats::Client, subject: String, co
                     return;
                 }
             }
+            // Only a queue attached to a socket is flushed.
+            Received::Flush => {}
             Received::Kicked => {
+                seq += 1;
                 let _ = nats.publish(subject, Bytes::from(format!("{conn} {seq} kick\n"))).await;
                 return;
             }
