@@ -11,8 +11,8 @@
 # have started); WINDOW (10); the run's --seconds must cover both. PORT and
 # PG as for bench.sh. Needs `perf` with the syscalls tracepoints (root).
 # Output: the window's line, e.g. "LABEL moves=97,000 us/move=53.4
-# user=27.9 sys=25.6 context-switches=0.19 sendto=0.09 … writev=2.97 …" (the
-# room writes the moves to the sockets with writev, server/src/wire.rs; user and sys: the
+# user=27.9 sys=25.6 context-switches=0.19 sendto=0.09 … sendmsg=2.96 …" (the
+# room writes the moves to the sockets with sendmsg, server/src/wire.rs; user and sys: the
 # process's user and kernel time a move in the same window, from
 # /proc/PID/stat, in clock ticks: ±1 % over 10 s), then bench.sh's latency
 # line; bench.sh's whole output in /tmp/cpu-per-move-LABEL.out. The bare
@@ -29,7 +29,7 @@ SP=$(pgrep -f "serve --listen 127.0.0.1:$PORT" | head -1)
 moves() { curl -s "127.0.0.1:$PORT/metrics" | awk '/^sanguo_moves_total/ {print $2}'; }
 M0=$(moves)
 read -r U0 S0 < <(awk '{print $14, $15}' "/proc/$SP/stat")
-perf stat -x, -e task-clock,context-switches,syscalls:sys_enter_sendto,syscalls:sys_enter_recvfrom,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_epoll_wait \
+perf stat -x, -e task-clock,context-switches,syscalls:sys_enter_sendto,syscalls:sys_enter_recvfrom,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_sendmsg,syscalls:sys_enter_epoll_wait \
     -p "$SP" -- sleep "$WINDOW" 2>"$OUT.perf"
 read -r U1 S1 < <(awk '{print $14, $15}' "/proc/$SP/stat")
 M1=$(moves)
