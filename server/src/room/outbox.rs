@@ -7,7 +7,8 @@
 //! every connection even when nothing is queued. Here the shared state is a
 //! mutex around a `VecDeque` that grows with what is queued and shrinks back
 //! once a burst is written, about 100 bytes for an idle connection. The mutex
-//! is a std one: it is held only to push or pop, never across an await.
+//! is a std one: it is held only to push or pop, or for one send that does
+//! not wait (below), never across an await.
 //!
 //! A game socket's queue is usually empty: once given the socket's
 //! [`WireHandle`] ([`Inbox::attach`]), it writes each message straight onto
