@@ -19,8 +19,6 @@ use std::time::Duration;
 
 use argon2::password_hash::{PasswordHash, SaltString};
 use axum::extract::{ConnectInfo, FromRequestParts};
-
-use crate::wire::Peer;
 use axum::http::request::Parts;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
@@ -30,6 +28,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use crate::AppState;
 use crate::error::ApiError;
 use crate::pace::{Pacer, People, Work};
+use crate::wire::Peer;
 
 /// The client's address, as the limits see it (see the module's doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -899,7 +898,7 @@ mod tests {
             .body(())
             .unwrap();
         let (mut parts, ()) = req.into_parts();
-        parts.extensions.insert(ConnectInfo(crate::wire::Peer {
+        parts.extensions.insert(ConnectInfo(Peer {
             addr: "127.0.0.1:1".parse().unwrap(),
             wire: None,
         }));

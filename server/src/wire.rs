@@ -34,6 +34,8 @@ use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio_tungstenite::tungstenite::protocol::frame::FrameHeader;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 
 use crate::cutoff::Door;
 
@@ -108,24 +110,21 @@ struct Head {
 }
 
 impl Head {
-    /// The header of an unfragmented text frame of `len` bytes.
+    /// The header of an unfragmented text frame of `len` bytes, as
+    /// tungstenite formats it.
     fn text(len: usize) -> Head {
-        let mut bytes = [0u8; 10];
-        // FIN and the text opcode.
-        bytes[0] = 0x81;
-        let n = if len < 126 {
-            bytes[1] = len as u8;
-            2
-        } else if let Ok(short) = u16::try_from(len) {
-            bytes[1] = 126;
-            bytes[2..4].copy_from_slice(&short.to_be_bytes());
-            4
-        } else {
-            bytes[1] = 127;
-            bytes[2..10].copy_from_slice(&(len as u64).to_be_bytes());
-            10
+        let header = FrameHeader {
+            opcode: OpCode::Data(Data::Text),
+            ..FrameHeader::default()
         };
-        Head { bytes, len: n }
+        let mut out = io::Cursor::new([0u8; 10]);
+        // Ten bytes hold any header without a mask (RFC 6455 §5.2): the
+        // write into them cannot fail.
+        let _ = header.format(len as u64, &mut out);
+        Head {
+            len: out.position() as u8,
+            bytes: out.into_inner(),
+        }
     }
 
     fn bytes(&self) -> &[u8] {
@@ -286,7 +285,8 @@ impl WireHandle {
     }
 
     /// Text frames waiting to be written.
-    pub fn pending_frames(&self) -> usize {
+    #[cfg(test)]
+    fn pending_frames(&self) -> usize {
         self.shared.lock().frames
     }
 }
@@ -308,7 +308,7 @@ impl AsyncWrite for Wire {
         let shared = &*self.shared;
         let mut out = shared.lock();
         ready!(shared.drain(&mut out, cx))?;
-        let n = match shared.tcp.try_write(buf) {
+        let n = match shared.send(&[IoSlice::new(buf)]) {
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => 0,
             Err(e) => return Poll::Ready(Err(e)),
