@@ -5,8 +5,10 @@
 //!   own WebSocket. The side to move sends a random legal move (from the
 //!   server's list) after an optional think time; the latency of a move is
 //!   the time from sending it to the moment the last of the three seats has
-//!   received it. A finished game is replaced by a new one until the run's
-//!   duration is over.
+//!   received it. Only moves sent once the measured window is open (after
+//!   every game has started) count, in the rate and in the latencies. A
+//!   finished game is replaced by a new one until the run's duration is
+//!   over.
 //! - `relay`: the same load shape against `relay` (no HTTP, no rules, no
 //!   storage): three sockets per game, the seat whose turn it is sends a
 //!   message of `--relay-bytes`, the relay hands it to all three.
@@ -854,6 +856,10 @@ struct StatusOnly {
     legal_moves: protocol::MoveTexts,
 }
 
+/// The moves a game has sent and not yet seen arrive at all three seats:
+/// ply → (sent at, seats that have it, sent inside the measured window).
+type Pending = HashMap<u32, (Instant, u8, bool)>;
+
 impl StatusOnly {
     fn of(s: protocol::Status) -> StatusOnly {
         StatusOnly {
@@ -918,13 +924,21 @@ impl Game<'_> {
         Ok((writers, rx, Guard(self.totals, readers)))
     }
 
-    fn arrived(&self, pending: &mut HashMap<u32, (Instant, u8)>, ply: u32, at: Instant) {
+    /// A move sent: its time, and whether the measured window was open
+    /// (only moves sent inside the window are counted: one sent during the
+    /// ramp, while the server still creates games, would bring the ramp's
+    /// wait into the window's latencies).
+    fn sent(&self, pending: &mut Pending, ply: u32) {
+        pending.insert(ply, (Instant::now(), 0, self.measuring.load(Ordering::Relaxed)));
+    }
+
+    fn arrived(&self, pending: &mut Pending, ply: u32, at: Instant) {
         if let Some(p) = pending.get_mut(&ply) {
             p.1 += 1;
             if p.1 == 3 {
-                let sent = p.0;
+                let (sent, _, in_window) = *p;
                 pending.remove(&ply);
-                if self.measuring.load(Ordering::Relaxed) {
+                if in_window && self.measuring.load(Ordering::Relaxed) {
                     self.totals.moves.fetch_add(1, Ordering::Relaxed);
                     let _ = self
                         .lat_tx
@@ -972,8 +986,7 @@ impl Game<'_> {
             self.totals.games_started.fetch_add(1, Ordering::Relaxed);
         }
 
-        // ply → (sent at, seats that have it)
-        let mut pending: HashMap<u32, (Instant, u8)> = HashMap::new();
+        let mut pending = Pending::new();
         let mut last_ply_sent: Option<u32> = None;
         let mut status = None;
         loop {
@@ -988,7 +1001,7 @@ impl Game<'_> {
                         .position(|s| *s == turn)
                         .ok_or_else(|| anyhow!("status names no seat to move"))?;
                     let msg = ClientMsg::Move { ply, mv };
-                    pending.insert(ply, (Instant::now(), 0));
+                    self.sent(&mut pending, ply);
                     last_ply_sent = Some(ply);
                     writers[seat].send(Message::text(serde_json::to_string(&msg)?)).await?;
                 }
@@ -1066,14 +1079,14 @@ impl Game<'_> {
         if std::mem::take(first) {
             self.totals.games_started.fetch_add(1, Ordering::Relaxed);
         }
-        let mut pending: HashMap<u32, (Instant, u8)> = HashMap::new();
+        let mut pending = Pending::new();
         let mut ply = 0u32;
         loop {
             self.think(rng).await;
             let head = format!("{{\"ply\":{ply},\"pad\":\"");
             let pad = self.opts.relay_bytes.saturating_sub(head.len() + 2);
             let msg = format!("{head}{}\"}}", "x".repeat(pad));
-            pending.insert(ply, (Instant::now(), 0));
+            self.sent(&mut pending, ply);
             writers[(ply % 3) as usize].send(Message::text(msg)).await?;
             // Wait until all three have it.
             while pending.contains_key(&ply) {
