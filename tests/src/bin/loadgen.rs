@@ -856,9 +856,54 @@ struct StatusOnly {
     legal_moves: protocol::MoveTexts,
 }
 
-/// The moves a game has sent and not yet seen arrive at all three seats:
-/// ply → (sent at, seats that have it, sent inside the measured window).
-type Pending = HashMap<u32, (Instant, u8, bool)>;
+/// The moves a game has sent and not yet seen arrive at all three seats, by
+/// ply.
+#[derive(Debug, Default)]
+struct Pending(HashMap<u32, Sent>);
+
+/// A move sent and not yet seen by all three seats.
+#[derive(Debug)]
+struct Sent {
+    at: Instant,
+    /// The seats that have it.
+    seats: u8,
+    /// Whether the measured window was open when it was sent: only those
+    /// count (one sent during the ramp, while the server still creates
+    /// games, would bring the ramp's wait into the window's latencies).
+    in_window: bool,
+}
+
+impl Pending {
+    /// The move of `ply` is sent now.
+    fn sent(&mut self, ply: u32, in_window: bool) {
+        self.0.insert(
+            ply,
+            Sent {
+                at: Instant::now(),
+                seats: 0,
+                in_window,
+            },
+        );
+    }
+
+    /// A seat received the move of `ply` at `at`. Once the third has it, the
+    /// move is done: its latency is returned if it was sent inside the
+    /// window.
+    fn arrived(&mut self, ply: u32, at: Instant) -> Option<Duration> {
+        let sent = self.0.get_mut(&ply)?;
+        sent.seats += 1;
+        if sent.seats < 3 {
+            return None;
+        }
+        let sent = self.0.remove(&ply)?;
+        sent.in_window.then(|| at.duration_since(sent.at))
+    }
+
+    /// Whether the move of `ply` is still on its way to a seat.
+    fn waiting(&self, ply: u32) -> bool {
+        self.0.contains_key(&ply)
+    }
+}
 
 impl StatusOnly {
     fn of(s: protocol::Status) -> StatusOnly {
@@ -924,26 +969,15 @@ impl Game<'_> {
         Ok((writers, rx, Guard(self.totals, readers)))
     }
 
-    /// A move sent: its time, and whether the measured window was open
-    /// (only moves sent inside the window are counted: one sent during the
-    /// ramp, while the server still creates games, would bring the ramp's
-    /// wait into the window's latencies).
     fn sent(&self, pending: &mut Pending, ply: u32) {
-        pending.insert(ply, (Instant::now(), 0, self.measuring.load(Ordering::Relaxed)));
+        pending.sent(ply, self.measuring.load(Ordering::Relaxed));
     }
 
     fn arrived(&self, pending: &mut Pending, ply: u32, at: Instant) {
-        if let Some(p) = pending.get_mut(&ply) {
-            p.1 += 1;
-            if p.1 == 3 {
-                let (sent, _, in_window) = *p;
-                pending.remove(&ply);
-                if in_window && self.measuring.load(Ordering::Relaxed) {
-                    self.totals.moves.fetch_add(1, Ordering::Relaxed);
-                    let _ = self
-                        .lat_tx
-                        .send((self.lane, at.duration_since(sent).as_micros() as u64));
-                }
+        if let Some(latency) = pending.arrived(ply, at) {
+            if self.measuring.load(Ordering::Relaxed) {
+                self.totals.moves.fetch_add(1, Ordering::Relaxed);
+                let _ = self.lat_tx.send((self.lane, latency.as_micros() as u64));
             }
         }
     }
@@ -986,7 +1020,7 @@ impl Game<'_> {
             self.totals.games_started.fetch_add(1, Ordering::Relaxed);
         }
 
-        let mut pending = Pending::new();
+        let mut pending = Pending::default();
         let mut last_ply_sent: Option<u32> = None;
         let mut status = None;
         loop {
@@ -1079,7 +1113,7 @@ impl Game<'_> {
         if std::mem::take(first) {
             self.totals.games_started.fetch_add(1, Ordering::Relaxed);
         }
-        let mut pending = Pending::new();
+        let mut pending = Pending::default();
         let mut ply = 0u32;
         loop {
             self.think(rng).await;
@@ -1089,7 +1123,7 @@ impl Game<'_> {
             self.sent(&mut pending, ply);
             writers[(ply % 3) as usize].send(Message::text(msg)).await?;
             // Wait until all three have it.
-            while pending.contains_key(&ply) {
+            while pending.waiting(ply) {
                 let (_, msg, at) = tokio::select! {
                     _ = self.stop.cancelled() => return Ok(()),
                     m = rx.recv() => m.ok_or_else(|| anyhow!("all connections closed"))?,
@@ -1433,4 +1467,34 @@ fn main() -> Result<()> {
         print!("{report}");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_move_counts_once_its_third_seat_has_it_and_only_if_sent_inside_the_window() {
+        let mut pending = Pending::default();
+        pending.sent(7, true);
+        let at = Instant::now() + Duration::from_millis(5);
+        assert_eq!(pending.arrived(7, at), None);
+        assert_eq!(pending.arrived(7, at), None);
+        assert!(pending.waiting(7));
+        let latency = pending.arrived(7, at).expect("the third seat has it");
+        assert!(latency >= Duration::from_millis(5), "{latency:?}");
+        assert!(!pending.waiting(7));
+        // Done: a fourth copy (a replay) counts for nothing.
+        assert_eq!(pending.arrived(7, at), None);
+
+        // Sent during the ramp: done at its third seat, but not counted.
+        pending.sent(8, false);
+        for _ in 0..2 {
+            assert_eq!(pending.arrived(8, at), None);
+        }
+        assert_eq!(pending.arrived(8, at), None);
+        assert!(!pending.waiting(8));
+        // A ply never sent is not waited for.
+        assert_eq!(pending.arrived(9, at), None);
+    }
 }
