@@ -6,16 +6,14 @@
 //! nothing a client sends can panic the server.
 
 use std::future::{Future, poll_fn};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll, Waker};
+use std::sync::atomic::Ordering;
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, Version, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::task::{ArcWake, AtomicWaker};
 use futures_util::{SinkExt, StreamExt};
 use protocol::{
     ClientMsg, ErrorBody, ErrorCode, LegalMovesFor, MAX_FRAME_BYTES, PROTOCOL_VERSION, Role, ServerMsg, Side, Snapshot,
@@ -29,6 +27,7 @@ use crate::limits::{ClientAddr, SocketPermit, SocketRefusal};
 use crate::room::core::Act;
 use crate::room::{Inbox, Received, encode, outbox};
 use crate::store::{Player, TokenLookup};
+use crate::wake::Others;
 use crate::wire::{Peer, WireHandle};
 
 /// Frames above this close the connection outright (tungstenite refuses
@@ -806,72 +805,6 @@ enum Heard {
     Tick,
 }
 
-/// A game connection's sources other than its queue — the socket, the
-/// shutdown token, the heartbeat — waiting with a waker of their own, which
-/// marks that one of them woke the task. Most wake-ups of a connection are a
-/// message in its queue (the moves of its game, three copies a move): those
-/// no longer poll the socket, the token and the timer again, each of which
-/// would only have registered the same waker anew.
-struct Others {
-    flag: Arc<OthersFlag>,
-    waker: Waker,
-}
-
-struct OthersFlag {
-    /// One of the sources woke (or has not been looked at since it was ready).
-    woke: AtomicBool,
-    /// The connection's task.
-    task: AtomicWaker,
-}
-
-impl ArcWake for OthersFlag {
-    fn wake_by_ref(flag: &Arc<Self>) {
-        flag.woke.store(true, Ordering::Release);
-        flag.task.wake();
-    }
-}
-
-impl Others {
-    fn new() -> Others {
-        let flag = Arc::new(OthersFlag {
-            // Nothing is registered yet: the first turn looks.
-            woke: AtomicBool::new(true),
-            task: AtomicWaker::new(),
-        });
-        Others {
-            waker: futures_util::task::waker(Arc::clone(&flag)),
-            flag,
-        }
-    }
-
-    /// The next turn polls the sources whether or not they woke (they were
-    /// polled with another waker meanwhile).
-    fn look_again(&self) {
-        self.flag.woke.store(true, Ordering::Release);
-    }
-
-    /// Polls the sources, with their own waker, only when one of them woke
-    /// since they were last polled. Once one is ready the next turn looks
-    /// at all of them again (a read may leave more frames buffered).
-    fn poll<'a, T>(
-        &'a self,
-        mut sources: impl FnMut(&mut Context<'_>) -> Poll<T> + 'a,
-    ) -> impl Future<Output = T> + 'a {
-        poll_fn(move |cx| {
-            // Registered before the flag is read: a wake-up in between wakes the task again.
-            self.flag.task.register(cx.waker());
-            if !self.flag.woke.swap(false, Ordering::AcqRel) {
-                return Poll::Pending;
-            }
-            let ready = sources(&mut Context::from_waker(&self.waker));
-            if ready.is_ready() {
-                self.look_again();
-            }
-            ready
-        })
-    }
-}
-
 /// A connection to a finished game that is not in memory: the welcome and
 /// the final state, then only heartbeats until the client leaves (a browser
 /// left open on an old game must not reconnect in a loop). Actions are
@@ -993,48 +926,4 @@ async fn close(
         }
     })
     .await;
-}
-
-#[cfg(test)]
-mod tests {
-    use std::cell::Cell;
-    use std::pin::pin;
-
-    use super::*;
-
-    #[test]
-    fn a_connections_other_sources_are_polled_only_after_one_of_them_woke() {
-        let others = Others::new();
-        let polls = Cell::new(0);
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<u32>();
-        let mut cx = Context::from_waker(Waker::noop());
-        let mut source = |cx: &mut Context<'_>| {
-            polls.set(polls.get() + 1);
-            rx.poll_recv(cx)
-        };
-        {
-            let mut turn = pin!(others.poll(&mut source));
-            assert!(turn.as_mut().poll(&mut cx).is_pending());
-            assert_eq!(polls.get(), 1, "the first turn looks");
-            assert!(turn.as_mut().poll(&mut cx).is_pending());
-            assert_eq!(
-                polls.get(),
-                1,
-                "a wake-up by something else (the queue) does not poll the sources"
-            );
-            tx.send(7).unwrap();
-            assert_eq!(turn.as_mut().poll(&mut cx), Poll::Ready(Some(7)));
-            assert_eq!(polls.get(), 2, "the source woke: it is polled");
-        }
-        {
-            let mut turn = pin!(others.poll(&mut source));
-            assert!(turn.as_mut().poll(&mut cx).is_pending());
-            assert_eq!(polls.get(), 3, "after a ready source the next turn looks again");
-            assert!(turn.as_mut().poll(&mut cx).is_pending());
-            assert_eq!(polls.get(), 3);
-            others.look_again();
-            assert!(turn.as_mut().poll(&mut cx).is_pending());
-            assert_eq!(polls.get(), 4, "polled with another waker meanwhile: looked at again");
-        }
-    }
 }

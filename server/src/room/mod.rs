@@ -17,6 +17,7 @@ pub mod remote;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
@@ -32,6 +33,7 @@ pub use self::outbox::{Inbox, Outbox, Received, outbox};
 use crate::cluster::{Claim, Cluster};
 use crate::metrics::Metrics;
 use crate::store::{Op, Player, Store, StoreError, StoredGame, wall_ms};
+use crate::wake::Others;
 
 /// Room mailbox size. Senders wait when it is full (back-pressure on the
 /// connection that sends, not on the room).
@@ -896,6 +898,11 @@ impl Actor {
         tokio::pin!(timer);
         // The deadline `timer` holds, when it is armed.
         let mut armed: Option<Instant> = None;
+        // The shutdown, the lease and the store's health are polled only
+        // once one of them woke the room, not on every message of its
+        // mailbox (each poll of the token's or the watch's future takes a
+        // lock shared with every room waiting on it).
+        let rare = Others::new();
         loop {
             // A finished game nobody watches leaves memory after a while; the
             // record is in the store and a later visitor restores it.
@@ -917,23 +924,28 @@ impl Actor {
             armed = wake;
             let thinking = self.thinking.as_mut().map(|t| &mut t.task);
             let has_thinking = thinking.is_some();
+            // In this order: the room's end first, and its clock and its bot
+            // before its mailbox, so that a busy mailbox cannot hold back a
+            // flag's fall.
             let ok = tokio::select! {
-                () = &mut shutdown => break,
-                () = &mut lost => break,
-                _ = tokio::time::sleep(FINISHED_IDLE), if idle => break,
-                (up, rx) = &mut health => {
-                    health.set(health_changed(rx));
-                    if up {
-                        self.recover().await
-                    } else {
-                        let now = self.now();
-                        self.enter_outage(now);
-                        true
+                biased;
+                heard = rare.poll(|cx| {
+                    if shutdown.as_mut().poll(cx).is_ready() || lost.as_mut().poll(cx).is_ready() {
+                        return Poll::Ready(None);
                     }
-                }
-                msg = self.rx.recv() => match msg {
-                    Some(msg) => self.dispatch(msg).await,
+                    health.as_mut().poll(cx).map(Some)
+                }) => match heard {
                     None => break,
+                    Some((up, rx)) => {
+                        health.set(health_changed(rx));
+                        if up {
+                            self.recover().await
+                        } else {
+                            let now = self.now();
+                            self.enter_outage(now);
+                            true
+                        }
+                    }
                 },
                 () = &mut timer, if wake.is_some() => {
                     armed = None;
@@ -946,6 +958,13 @@ impl Actor {
                         None => true,
                     }
                 }
+                msg = self.rx.recv() => match msg {
+                    Some(msg) => self.dispatch(msg).await,
+                    None => break,
+                },
+                // Made only when the room is idle (a branch's future is made
+                // whether or not its condition holds).
+                () = async { tokio::time::sleep(FINISHED_IDLE).await }, if idle => break,
             };
             if !ok {
                 break;
