@@ -290,3 +290,43 @@ async fn with_own_moves_a_status_lists_the_legal_moves_only_to_the_seat_to_move(
     }
     h.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_finished_game_nobody_watches_leaves_memory_once_it_has_been_quiet_for_a_while() {
+    let mut h = started(TimeControl::default(), 3_600_000).await;
+    // B's and Y's connections, their queues kept (a connection whose queue is gone is offline).
+    let mut inboxes = Vec::new();
+    for (conn, side) in [(2, 1), (3, 2)] {
+        let (o, i) = outbox(1024);
+        h.handle
+            .connect(conn, Some(player(side)), None, false, o)
+            .await
+            .unwrap();
+        inboxes.push(i);
+    }
+    // W resigns, then B (before 15 rounds the first resignation is a warning): Y wins.
+    for conn in [1, 1, 2, 2] {
+        h.handle.act(conn, Act::Resign, 0).await;
+    }
+    wait(1).await;
+    let finished = h.events().into_iter().any(|e| matches!(e, GameEvent::Finished { .. }));
+    assert!(finished, "the game is over");
+    // Watched, it stays.
+    wait(FINISHED_IDLE.as_millis() as u64 * 2).await;
+    assert!(h.handle.snapshot().await.is_ok(), "a room somebody watches stays");
+    for conn in 1..=3 {
+        h.handle.disconnect(conn).await;
+    }
+    // Each message starts the quiet time again (this snapshot too)…
+    wait(FINISHED_IDLE.as_millis() as u64 - 1_000).await;
+    assert!(h.handle.snapshot().await.is_ok(), "not quiet long enough yet");
+    wait(FINISHED_IDLE.as_millis() as u64 - 1_000).await;
+    assert!(
+        h.handle.snapshot().await.is_ok(),
+        "the quiet time counts from the last message"
+    );
+    // …and after a whole quiet while the room is gone (its record is in the store).
+    wait(FINISHED_IDLE.as_millis() as u64 + 1_000).await;
+    assert!(h.handle.snapshot().await.is_err(), "the room left memory");
+    h.stop().await;
+}
