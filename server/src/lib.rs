@@ -27,7 +27,7 @@ pub mod room;
 pub mod seeks;
 pub mod store;
 pub mod tournament;
-pub mod wake;
+pub(crate) mod wake;
 pub mod web;
 pub mod wire;
 pub mod ws;

@@ -39,12 +39,6 @@ impl ArcWake for OthersFlag {
     }
 }
 
-impl Default for Others {
-    fn default() -> Others {
-        Others::new()
-    }
-}
-
 impl Others {
     pub fn new() -> Others {
         let flag = Arc::new(OthersFlag {
